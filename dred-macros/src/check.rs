@@ -1,0 +1,515 @@
+//! Checks: every rule of finite positive Datalog, each mistake reported once on its token,
+//! all mistakes of a program in one compile; produces the checked program.
+
+use std::collections::HashMap;
+
+use proc_macro2::Span;
+use quote::ToTokens;
+use syn::spanned::Spanned;
+use syn::Ident;
+
+use crate::ir;
+use crate::syntax::{self, ConstKind, InvalidTerm, Item, Literal, Term, Unsupported};
+use crate::Errors;
+
+/// Traits `datalog!` derives on every relation struct itself.
+const DERIVED_TRAITS: &[&str] = &[
+    "Clone",
+    "PartialEq",
+    "Eq",
+    "Hash",
+    "PartialOrd",
+    "Ord",
+    "Debug",
+];
+
+/// Checks the parsed items; returns the checked program when there was no error at all.
+pub fn check(items: Vec<Item>, errors: &mut Errors) -> Option<ir::Program> {
+    let mut program: Option<syntax::ProgramDecl> = None;
+    let mut relations: Vec<ir::Relation> = Vec::new();
+    let mut rules = Vec::new();
+
+    for item in items {
+        match item {
+            Item::Program(decl) => {
+                if let Some(first) = &program {
+                    errors.push(
+                        decl.name.span(),
+                        format!(
+                            "a second program name: this macro already declares program `{}`; use one `datalog!` per program",
+                            first.name
+                        ),
+                    );
+                } else {
+                    program = Some(decl);
+                }
+            }
+            Item::Relation(decl) => {
+                if relations.iter().any(|r| r.name == decl.name) {
+                    errors.push(
+                        decl.name.span(),
+                        format!("relation `{}` is declared twice", decl.name),
+                    );
+                    continue;
+                }
+                relations.push(check_relation(decl, errors));
+            }
+            Item::Rule(rule) => rules.push(rule),
+        }
+    }
+
+    let Some(program) = program else {
+        errors.push(
+            Span::call_site(),
+            "missing program name: declare the program type first, e.g. `pub struct Reachability;`",
+        );
+        return None;
+    };
+    if let Some(clash) = relations.iter().find(|r| r.name == program.name) {
+        errors.push(
+            clash.name.span(),
+            format!("`{}` names both the program and a relation", clash.name),
+        );
+    }
+
+    let by_name: HashMap<String, usize> = relations
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (r.name.to_string(), i))
+        .collect();
+    let checker = RuleChecker {
+        relations: &relations,
+        by_name: &by_name,
+    };
+    let rules: Vec<ir::Rule> = rules
+        .into_iter()
+        .filter_map(|rule| checker.check_rule(rule, errors))
+        .collect();
+
+    if !errors.is_empty() {
+        return None;
+    }
+    Some(ir::Program {
+        attrs: program.attrs,
+        vis: program.vis,
+        name: program.name,
+        relations,
+        rules,
+    })
+}
+
+fn check_relation(decl: syntax::RelationDecl, errors: &mut Errors) -> ir::Relation {
+    for attr in &decl.attrs {
+        if !attr.path().is_ident("derive") {
+            continue;
+        }
+        let _ = attr.parse_nested_meta(|meta| {
+            if let Some(name) = DERIVED_TRAITS.iter().find(|t| meta.path.is_ident(t)) {
+                errors.push(
+                    meta.path.span(),
+                    format!("`{name}` is derived by `datalog!` on every relation; remove it here"),
+                );
+            }
+            Ok(())
+        });
+    }
+    let columns = decl
+        .columns
+        .into_iter()
+        .map(|c| {
+            let ty_text = c.ty.to_token_stream().to_string().replace(' ', "");
+            ir::Column {
+                class: classify_type(&ty_text),
+                attrs: c.attrs,
+                vis: c.vis,
+                ty: c.ty,
+                ty_text,
+            }
+        })
+        .collect();
+    ir::Relation {
+        attrs: decl.attrs,
+        vis: decl.vis,
+        name: decl.name,
+        input: decl.input.is_some(),
+        columns,
+    }
+}
+
+fn classify_type(ty: &str) -> ir::TypeClass {
+    use ir::TypeClass::*;
+    let int = |signed, bits| Int { signed, bits };
+    match ty {
+        "u8" => int(false, 8),
+        "u16" => int(false, 16),
+        "u32" => int(false, 32),
+        "u64" | "usize" => int(false, 64),
+        "u128" => int(false, 128),
+        "i8" => int(true, 8),
+        "i16" => int(true, 16),
+        "i32" => int(true, 32),
+        "i64" | "isize" => int(true, 64),
+        "i128" => int(true, 128),
+        "&'staticstr" | "&str" => Str { owned: false },
+        "String" | "std::string::String" | "::std::string::String" => Str { owned: true },
+        "char" => Char,
+        "bool" => Bool,
+        _ => Other,
+    }
+}
+
+struct RuleChecker<'a> {
+    relations: &'a [ir::Relation],
+    by_name: &'a HashMap<String, usize>,
+}
+
+/// Where a variable was first seen, and at which column type.
+struct FirstUse {
+    id: usize,
+    ty_text: Option<String>,
+    place: String,
+}
+
+impl RuleChecker<'_> {
+    fn check_rule(&self, rule: syntax::Rule, errors: &mut Errors) -> Option<ir::Rule> {
+        let before = errors.len();
+        let text = rule_text(&rule);
+        if let Some(span) = rule.head_negation {
+            errors.push(
+                span,
+                "a rule head cannot be negated: dred maintains positive Datalog",
+            );
+        }
+        let head_relation = self.relation_of(&rule.head, errors);
+        if let Some(r) = head_relation {
+            if self.relations[r].input {
+                errors.push(
+                    rule.head.relation.span(),
+                    format!(
+                        "`{}` is an input relation (`@input`): rules cannot derive input facts; insert them with an update batch, or declare a derived relation for the rule's head",
+                        rule.head.relation
+                    ),
+                );
+            }
+        }
+
+        let mut vars: HashMap<String, FirstUse> = HashMap::new();
+        let mut names: Vec<Ident> = Vec::new();
+        let mut body = Vec::new();
+        for literal in &rule.body {
+            match literal {
+                Literal::Atom(atom) => {
+                    if let Some(r) = self.relation_of(atom, errors) {
+                        let terms =
+                            self.check_terms(atom, r, false, &mut vars, &mut names, errors);
+                        body.push(ir::Atom { relation: r, terms });
+                    }
+                }
+                Literal::Negated { marker } => errors.push(
+                    *marker,
+                    "negation is not supported: DRed here maintains positive Datalog, where deleting an input can only withdraw conclusions",
+                ),
+                Literal::Unsupported { span, kind } => errors.push(*span, match kind {
+                    Unsupported::Aggregation => "aggregation is not supported: dred maintains positive, function-free Datalog",
+                    Unsupported::Condition => "conditions are not supported in rule bodies: dred maintains positive, function-free Datalog; express the test as an input relation",
+                    Unsupported::Expression => "expected a relation atom such as `Edge(x, y)`: rule bodies hold only atoms",
+                }),
+            }
+        }
+        let head_terms = head_relation
+            .map(|r| self.check_terms(&rule.head, r, true, &mut vars, &mut names, errors));
+        if errors.len() > before {
+            return None;
+        }
+        Some(ir::Rule {
+            head: ir::Atom {
+                relation: head_relation?,
+                terms: head_terms?,
+            },
+            body,
+            text,
+            vars: names,
+        })
+    }
+
+    /// The declared relation an atom uses, with its arity checked.
+    fn relation_of(&self, atom: &syntax::Atom, errors: &mut Errors) -> Option<usize> {
+        let name = atom.relation.to_string();
+        let Some(&index) = self.by_name.get(&name) else {
+            let suggestion = closest(&name, self.relations.iter().map(|r| r.name.to_string()))
+                .map(|s| format!("; did you mean `{s}`?"))
+                .unwrap_or_default();
+            errors.push(
+                atom.relation.span(),
+                format!("no relation named `{name}` is declared{suggestion}"),
+            );
+            return None;
+        };
+        let arity = self.relations[index].columns.len();
+        if atom.args.len() != arity {
+            errors.push(
+                atom.parens,
+                format!(
+                    "`{name}` has {arity} column{}, but {} argument{} given here",
+                    plural(arity),
+                    atom.args.len(),
+                    if atom.args.len() == 1 { " is" } else { "s are" }
+                ),
+            );
+            return None;
+        }
+        Some(index)
+    }
+
+    fn check_terms(
+        &self,
+        atom: &syntax::Atom,
+        relation: usize,
+        is_head: bool,
+        vars: &mut HashMap<String, FirstUse>,
+        names: &mut Vec<Ident>,
+        errors: &mut Errors,
+    ) -> Vec<ir::Term> {
+        let columns = &self.relations[relation].columns;
+        let mut terms = Vec::new();
+        for (column_index, (term, column)) in atom.args.iter().zip(columns).enumerate() {
+            let place = format!("column {} of `{}`", column_index + 1, atom.relation);
+            terms.push(match term {
+                Term::Wildcard(span) => {
+                    if is_head {
+                        errors.push(
+                            *span,
+                            "`_` cannot appear in a rule head: every head column needs a value (a variable bound in the body, or a constant)",
+                        );
+                    }
+                    ir::Term::Wildcard
+                }
+                Term::Invalid { span, kind } => {
+                    errors.push(*span, invalid_term_message(*kind));
+                    ir::Term::Wildcard
+                }
+                Term::Const(constant) => {
+                    check_constant(constant, column, errors);
+                    ir::Term::Const(ir::Const {
+                        expr: constant.expr.clone(),
+                        text: canonical_text(&constant.kind),
+                    })
+                }
+                Term::Var(ident) => {
+                    let name = ident.to_string();
+                    match vars.get(&name) {
+                        None if is_head => {
+                            // Remember it so a repeated use is not reported again.
+                            vars.insert(
+                                name.clone(),
+                                FirstUse {
+                                    id: 0,
+                                    ty_text: None,
+                                    place,
+                                },
+                            );
+                            errors.push(
+                                ident.span(),
+                                format!(
+                                    "unsafe rule: head variable `{name}` is bound by no body atom; every head variable must appear in the body"
+                                ),
+                            );
+                            ir::Term::Wildcard
+                        }
+                        None => {
+                            let id = names.len();
+                            names.push(ident.clone());
+                            vars.insert(
+                                name,
+                                FirstUse {
+                                    id,
+                                    ty_text: Some(column.ty_text.clone()),
+                                    place,
+                                },
+                            );
+                            ir::Term::Var(id)
+                        }
+                        Some(first) => {
+                            if let Some(first_ty) = &first.ty_text {
+                                if *first_ty != column.ty_text {
+                                    errors.push(
+                                        ident.span(),
+                                        format!(
+                                            "`{name}` is used at a `{}` column here ({place}) but at a `{first_ty}` column earlier ({}); one variable has one type",
+                                            column.ty_text, first.place
+                                        ),
+                                    );
+                                }
+                            }
+                            ir::Term::Var(first.id)
+                        }
+                    }
+                }
+            });
+        }
+        terms
+    }
+}
+
+fn invalid_term_message(kind: InvalidTerm) -> &'static str {
+    match kind {
+        InvalidTerm::Arithmetic => {
+            "arithmetic is not supported: dred programs are function-free; arguments are variables, `_` or constants"
+        }
+        InvalidTerm::Call => {
+            "function and method calls are not supported: dred programs are function-free; arguments are variables, `_` or constants"
+        }
+        InvalidTerm::Aggregate => {
+            "aggregation is not supported: dred maintains positive, function-free Datalog"
+        }
+        InvalidTerm::Float => {
+            "floating-point constants are not supported: column values need `Eq`, `Hash` and `Ord`"
+        }
+        InvalidTerm::Other => {
+            "expected a variable, `_` or a constant: dred programs are function-free"
+        }
+    }
+}
+
+/// Reports a constant that cannot be a value of `column`'s type (when the type is known).
+fn check_constant(constant: &syntax::Constant, column: &ir::Column, errors: &mut Errors) {
+    use ir::TypeClass;
+    let expected = &column.ty_text;
+    let found = match (&constant.kind, column.class) {
+        (_, TypeClass::Other) | (ConstKind::Opaque, _) => return,
+        (
+            ConstKind::Int {
+                magnitude,
+                negative,
+                suffix,
+            },
+            TypeClass::Int { signed, bits },
+        ) => {
+            if !suffix.is_empty() && suffix != expected {
+                errors.push(
+                    constant.span(),
+                    format!("this constant is a `{suffix}`, but the column is `{expected}`"),
+                );
+                return;
+            }
+            let fits = match magnitude {
+                None => false,
+                Some(m) if *negative => signed && *m <= 1u128 << (bits - 1),
+                Some(m) if signed => *m < 1u128 << (bits - 1),
+                Some(m) => bits == 128 || *m < 1u128 << bits,
+            };
+            if !fits {
+                errors.push(
+                    constant.span(),
+                    format!("this constant does not fit the column's type `{expected}`"),
+                );
+            }
+            return;
+        }
+        (ConstKind::Str(_), TypeClass::Str { .. })
+        | (ConstKind::Char(_), TypeClass::Char)
+        | (ConstKind::Bool(_), TypeClass::Bool) => return,
+        (ConstKind::Int { .. }, _) => "an integer",
+        (ConstKind::Str(_), _) => "a string",
+        (ConstKind::Char(_), _) => "a character",
+        (ConstKind::Bool(_), _) => "a boolean",
+    };
+    errors.push(
+        constant.span(),
+        format!("mismatched constant: the column is `{expected}`, but this is {found}"),
+    );
+}
+
+/// The runtime's canonical rendering of a constant (`render_value`), when knowable here.
+fn canonical_text(kind: &ConstKind) -> Option<String> {
+    match kind {
+        ConstKind::Int {
+            magnitude: Some(m),
+            negative,
+            ..
+        } => Some(if *negative && *m != 0 {
+            format!("-{m}")
+        } else {
+            m.to_string()
+        }),
+        ConstKind::Str(s) => Some(if is_bare_word(s) {
+            s.clone()
+        } else {
+            format!("{s:?}")
+        }),
+        ConstKind::Char(c) => Some(format!("{c:?}")),
+        ConstKind::Bool(b) => Some(b.to_string()),
+        ConstKind::Int {
+            magnitude: None, ..
+        }
+        | ConstKind::Opaque => None,
+    }
+}
+
+/// Mirrors `dred_runtime::text::is_bare_word` (the macro crate cannot depend on the runtime).
+fn is_bare_word(s: &str) -> bool {
+    let mut chars = s.chars();
+    matches!(chars.next(), Some('a'..='z')) && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+fn rule_text(rule: &syntax::Rule) -> String {
+    let head = syntax::atom_text(&rule.head);
+    let body: Vec<String> = rule
+        .body
+        .iter()
+        .filter_map(|l| match l {
+            Literal::Atom(a) => Some(syntax::atom_text(a)),
+            _ => None,
+        })
+        .collect();
+    if body.is_empty() {
+        format!("{head};")
+    } else {
+        format!("{head} <- {};", body.join(", "))
+    }
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+/// The declared name closest to a misspelt one, if any is close enough to be a typo.
+fn closest(name: &str, candidates: impl Iterator<Item = String>) -> Option<String> {
+    let limit = (name.chars().count() / 3).max(1);
+    candidates
+        .map(|c| (edit_distance(&name.to_lowercase(), &c.to_lowercase()), c))
+        .filter(|(d, _)| *d <= limit)
+        .min_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(&b.1)))
+        .map(|(_, c)| c)
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut previous: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut current = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let substitute = previous[j] + usize::from(ca != *cb);
+            current.push(substitute.min(previous[j + 1] + 1).min(current[j] + 1));
+        }
+        previous = current;
+    }
+    previous[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suggestions_catch_typos_only() {
+        let names = || ["Reach", "Edge", "SameGen"].map(String::from).into_iter();
+        assert_eq!(closest("Reahc", names()), Some("Reach".into()));
+        assert_eq!(closest("edge", names()), Some("Edge".into()));
+        assert_eq!(closest("Parent", names()), None);
+    }
+}

@@ -1,0 +1,717 @@
+//! Codegen: the relation structs, the fact set and fact enum types, the program type, and
+//! one join function per rule and per purpose (delta firing, head-bound rederivation).
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{Ident, Index};
+
+use crate::ir::{self, TypeClass};
+use crate::plan::{Access, ColumnUse, Join, Plan, Step};
+
+pub fn generate(program: &ir::Program, plan: &Plan) -> TokenStream {
+    let cx = Context::new(program, plan);
+    let relation_structs = program.relations.iter().map(|r| cx.relation_struct(r));
+    let program_type = cx.program_type();
+    let fact_sets = cx.fact_sets();
+    let fact_enum = cx.fact_enum();
+    let program_impl = cx.program_impl();
+    let inherent = cx.inherent_impl();
+    quote! {
+        #(#relation_structs)*
+        #program_type
+        #fact_sets
+        #fact_enum
+        #program_impl
+        #inherent
+    }
+}
+
+struct Context<'a> {
+    program: &'a ir::Program,
+    plan: &'a Plan,
+    rt: TokenStream,
+    facts: Ident,
+    fact_enum: Ident,
+}
+
+impl<'a> Context<'a> {
+    fn new(program: &'a ir::Program, plan: &'a Plan) -> Self {
+        Context {
+            program,
+            plan,
+            rt: quote!(::dred::runtime),
+            facts: format_ident!("{}Facts", program.name),
+            fact_enum: format_ident!("{}Fact", program.name),
+        }
+    }
+
+    fn relation(&self, index: usize) -> &ir::Relation {
+        &self.program.relations[index]
+    }
+
+    /// Relation indices sorted by name: the order of reports and ground fact lists.
+    fn by_name(&self) -> Vec<usize> {
+        let mut order: Vec<usize> = (0..self.program.relations.len()).collect();
+        order.sort_by_key(|&r| self.relation(r).name.to_string());
+        order
+    }
+
+    fn relation_struct(&self, relation: &ir::Relation) -> TokenStream {
+        let rt = &self.rt;
+        let ir::Relation {
+            attrs, vis, name, ..
+        } = relation;
+        let name_text = name.to_string();
+        let columns = relation.columns.iter().map(|c| {
+            let (attrs, vis, ty) = (&c.attrs, &c.vis, &c.ty);
+            quote!(#(#attrs)* #vis #ty)
+        });
+        let ids: Vec<Index> = (0..relation.columns.len()).map(Index::from).collect();
+        let types: Vec<&syn::Type> = relation.columns.iter().map(|c| &c.ty).collect();
+        let arity = relation.columns.len();
+        // Spanned on the user's type so a missing bound is reported there.
+        let bounds = types.iter().map(|ty| {
+            quote_spanned! {ty.span()=> assert_column_type::<#ty>(); }
+        });
+        let write_fields = ids.iter().zip(&types).map(|(id, ty)| {
+            let separator = (id.index > 0).then(|| quote!(out.push('\t');));
+            quote! {
+                #separator
+                (&#rt::text::ColumnText::<#ty>::new()).write_column(&self.#id, out);
+            }
+        });
+        let parse_fields = ids.iter().zip(&types).map(|(id, ty)| {
+            let position = id.index as usize;
+            quote! {
+                (&#rt::text::ColumnText::<#ty>::new())
+                    .parse_column(fields[#position])
+                    .map_err(|message| #rt::text::FieldError { field: Some(#position), message })?
+            }
+        });
+        quote! {
+            #(#attrs)*
+            #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+            #vis struct #name(#(#columns),*);
+
+            const _: () = {
+                fn assert_column_type<T: Clone + Eq + ::std::hash::Hash + Ord + ::std::fmt::Debug + 'static>() {}
+                fn assert_all() { #(#bounds)* }
+            };
+
+            #[automatically_derived]
+            impl #rt::Record for #name {
+                const NAME: &'static str = #name_text;
+                fn render_values(&self) -> ::std::vec::Vec<::std::string::String> {
+                    ::std::vec![#(#rt::text::render_value(&self.#ids)),*]
+                }
+                #[allow(unused_imports)]
+                fn write_tsv(&self, out: &mut ::std::string::String) {
+                    use #rt::text::{ViaNoText as _, ViaTextValue as _};
+                    #(#write_fields)*
+                }
+                #[allow(unused_imports)]
+                fn parse_text(fields: &[&str]) -> ::std::result::Result<Self, #rt::text::FieldError> {
+                    use #rt::text::{ViaNoText as _, ViaTextValue as _};
+                    if fields.len() != #arity {
+                        return ::std::result::Result::Err(#rt::text::FieldError {
+                            field: None,
+                            message: ::std::format!(
+                                "`{}` has {} column(s), {} value(s) given", #name_text, #arity, fields.len()
+                            ),
+                        });
+                    }
+                    ::std::result::Result::Ok(#name(#(#parse_fields),*))
+                }
+            }
+        }
+    }
+
+    fn program_type(&self) -> TokenStream {
+        let rt = &self.rt;
+        let ir::Program {
+            attrs, vis, name, ..
+        } = self.program;
+        let fields = self.program.relations.iter().map(|r| {
+            let field = &r.name;
+            quote!(#field: #rt::Relation<#field>)
+        });
+        quote! {
+            #(#attrs)*
+            #[allow(non_snake_case)]
+            #[derive(Debug)]
+            #vis struct #name { #(#fields,)* }
+        }
+    }
+
+    fn fact_sets(&self) -> TokenStream {
+        let rt = &self.rt;
+        let (vis, program, facts) = (&self.program.vis, &self.program.name, &self.facts);
+        let names: Vec<&Ident> = self.program.relations.iter().map(|r| &r.name).collect();
+        let doc = format!(
+            "One set of facts per relation of [`{program}`]: the shape of update batches, rounds and report entries."
+        );
+        let derived = self.program.relations.iter().map(|r| {
+            let name = &r.name;
+            if r.input {
+                quote!(#name: ::std::default::Default::default())
+            } else {
+                quote!(#name: self.#name.clone())
+            }
+        });
+        let sorted: Vec<&Ident> = self
+            .by_name()
+            .into_iter()
+            .map(|r| &self.relation(r).name)
+            .collect();
+        let text_arms = self.program.relations.iter().map(|r| {
+            let name = &r.name;
+            let text = name.to_string();
+            quote! {
+                #text => {
+                    self.#name.insert(<#name as #rt::Record>::parse_text(values)?);
+                    ::std::result::Result::Ok(())
+                }
+            }
+        });
+        quote! {
+            #[doc = #doc]
+            #[allow(non_snake_case)]
+            #[derive(Default, Clone, Debug)]
+            #vis struct #facts { #(#[doc = "Facts of this relation."] pub #names: #rt::FactSet<#names>,)* }
+
+            impl #rt::FactSets for #facts {
+                fn len(&self) -> usize { 0 #(+ self.#names.len())* }
+                fn union_with(&mut self, other: &Self) {
+                    #(#rt::program::union_sets(&mut self.#names, &other.#names);)*
+                }
+                fn subtract(&mut self, other: &Self) {
+                    #(#rt::program::subtract_sets(&mut self.#names, &other.#names);)*
+                }
+                fn derived_part(&self) -> Self { Self { #(#derived,)* } }
+                fn write_sorted(&self, out: &mut ::std::string::String) {
+                    #(#rt::program::write_sorted(out, &self.#sorted);)*
+                }
+                fn ground(&self) -> ::std::vec::Vec<#rt::GroundFact> {
+                    let mut ground = ::std::vec::Vec::with_capacity(#rt::FactSets::len(self));
+                    #(#rt::program::extend_ground(&mut ground, &self.#sorted);)*
+                    ground
+                }
+                fn insert_text(&mut self, relation: &str, values: &[&str]) -> ::std::result::Result<(), #rt::text::FieldError> {
+                    match relation {
+                        #(#text_arms)*
+                        _ => ::std::result::Result::Err(#rt::text::FieldError {
+                            field: None,
+                            message: ::std::format!("no relation named `{relation}`"),
+                        }),
+                    }
+                }
+            }
+        }
+    }
+
+    fn fact_enum(&self) -> TokenStream {
+        let (vis, program, fact_enum) = (&self.program.vis, &self.program.name, &self.fact_enum);
+        let names: Vec<&Ident> = self.program.relations.iter().map(|r| &r.name).collect();
+        let doc = format!("A fact of any relation of [`{program}`].");
+        quote! {
+            #[doc = #doc]
+            #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+            #vis enum #fact_enum { #(#[doc = "A fact of this relation."] #names(#names),)* }
+
+            #(
+                impl ::std::convert::From<#names> for #fact_enum {
+                    fn from(fact: #names) -> Self { #fact_enum::#names(fact) }
+                }
+            )*
+        }
+    }
+
+    fn program_impl(&self) -> TokenStream {
+        let rt = &self.rt;
+        let (program, facts) = (&self.program.name, &self.facts);
+        let relations = &self.program.relations;
+        let names: Vec<&Ident> = relations.iter().map(|r| &r.name).collect();
+        let inputs = relations.iter().filter(|r| r.input).map(|r| &r.name);
+        let infos = relations.iter().map(|r| {
+            let name = r.name.to_string();
+            let columns = r.columns.iter().map(|c| &c.ty_text);
+            let input = r.input;
+            quote!(#rt::RelationInfo { name: #name, columns: &[#(#columns),*], input: #input })
+        });
+        let rules = self.program.rules.iter().map(|rule| self.rule_info(rule));
+        let empties = relations.iter().enumerate().map(|(r, relation)| {
+            let name = &relation.name;
+            let keys = self.plan.indexes[r].iter().map(|key| {
+                let columns = key.iter().map(|&c| Index::from(c));
+                quote!(|fact: &#name| #rt::key_hash(&(#(&fact.#columns,)*)))
+            });
+            quote!(#name: #rt::Relation::with_indexes(&[#(#keys),*]))
+        });
+        let constants = self
+            .program
+            .rules
+            .iter()
+            .filter(|rule| rule.body.is_empty())
+            .map(|rule| {
+                let name = &self.relation(rule.head.relation).name;
+                let head = self.construct(&rule.head, &rule.vars);
+                quote!(facts.#name.insert(#head);)
+            });
+        let tsv_arms = names.iter().map(|name| {
+            let text = name.to_string();
+            quote!(#text => { #rt::program::write_relation_tsv(out, &self.#name); ::std::result::Result::Ok(()) })
+        });
+        let fire_calls = self
+            .program
+            .rules
+            .iter()
+            .enumerate()
+            .filter(|(_, rule)| !rule.body.is_empty())
+            .map(|(i, _)| {
+                let fire = format_ident!("fire_rule_{}", i);
+                quote!(self.#fire(delta, admit, out);)
+            });
+        let derivable =
+            relations
+                .iter()
+                .enumerate()
+                .filter(|(_, r)| !r.input)
+                .map(|(r, relation)| {
+                    let name = &relation.name;
+                    let checks: Vec<Ident> = self
+                        .program
+                        .rules
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, rule)| rule.head.relation == r)
+                        .map(|(i, _)| format_ident!("derives_rule_{}", i))
+                        .collect();
+                    if checks.is_empty() {
+                        quote!()
+                    } else {
+                        quote! {
+                            derived.#name = candidates.#name.iter()
+                                .filter(|head| #(self.#checks(head))||*)
+                                .cloned()
+                                .collect();
+                        }
+                    }
+                });
+        let rule_fns = self
+            .program
+            .rules
+            .iter()
+            .enumerate()
+            .map(|(i, rule)| self.rule_fns(i, rule));
+        quote! {
+            #[automatically_derived]
+            impl #rt::Program for #program {
+                type Facts = #facts;
+                const RELATIONS: &'static [#rt::RelationInfo] = &[#(#infos),*];
+                const RULES: &'static [#rt::RuleInfo] = &[#(#rules),*];
+
+                fn empty() -> Self {
+                    #program { #(#empties,)* }
+                }
+                #[allow(unused_mut)]
+                fn constant_facts() -> #facts {
+                    let mut facts = <#facts as ::std::default::Default>::default();
+                    #(#constants)*
+                    facts
+                }
+                fn insert_facts(&mut self, facts: &#facts) {
+                    #(self.#names.insert_all(&facts.#names);)*
+                }
+                fn remove_facts(&mut self, facts: &#facts) {
+                    #(self.#names.remove_all(&facts.#names);)*
+                }
+                fn retain_held(&self, facts: &mut #facts, held: bool) {
+                    #(facts.#names.retain(|fact| self.#names.contains(fact) == held);)*
+                }
+                fn all_facts(&self) -> #facts {
+                    #facts { #(#names: self.#names.as_set().clone(),)* }
+                }
+                fn write_tsv(&self, relation: &str, out: &mut ::std::string::String) -> ::std::result::Result<(), #rt::TextError> {
+                    match relation {
+                        #(#tsv_arms)*
+                        _ => ::std::result::Result::Err(#rt::TextError::new(::std::format!("no relation named `{relation}`"))),
+                    }
+                }
+                #[allow(unused_variables)]
+                fn fire(&self, delta: &#facts, admit: #rt::Admit<&#facts>, out: &mut #facts) {
+                    #(#fire_calls)*
+                }
+                #[allow(unused_mut)]
+                fn derivable(&self, candidates: &#facts) -> #facts {
+                    let mut derived = <#facts as ::std::default::Default>::default();
+                    #(#derivable)*
+                    derived
+                }
+            }
+
+            #[allow(non_snake_case, unused_variables, clippy::all)]
+            impl #program {
+                #(#rule_fns)*
+            }
+
+            #(
+                impl #rt::InputFact<#facts> for #inputs {
+                    fn add_to(self, facts: &mut #facts) { facts.#inputs.insert(self); }
+                }
+            )*
+
+            #(
+                impl #rt::HasRelation<#names> for #program {
+                    fn relation(&self) -> &#rt::Relation<#names> { &self.#names }
+                }
+            )*
+        }
+    }
+
+    fn rule_info(&self, rule: &ir::Rule) -> TokenStream {
+        let atom_info = |atom: &ir::Atom| {
+            let relation = self.relation(atom.relation).name.to_string();
+            let rt = &self.rt;
+            let terms = atom.terms.iter().map(|term| match term {
+                ir::Term::Var(v) => {
+                    let name = rule.vars[*v].to_string();
+                    quote!(#rt::TermInfo::Var(#name))
+                }
+                ir::Term::Wildcard => quote!(#rt::TermInfo::Wildcard),
+                ir::Term::Const(c) => match &c.text {
+                    Some(text) => quote!(#rt::TermInfo::Const(::std::option::Option::Some(#text))),
+                    None => quote!(#rt::TermInfo::Const(::std::option::Option::None)),
+                },
+            });
+            quote!(#rt::AtomInfo { relation: #relation, terms: &[#(#terms),*] })
+        };
+        let rt = &self.rt;
+        let head = atom_info(&rule.head);
+        let body = rule.body.iter().map(atom_info);
+        let text = &rule.text;
+        quote!(#rt::RuleInfo { head: #head, body: &[#(#body),*], text: #text })
+    }
+
+    /// The delta-firing and head-bound derivability functions of one rule.
+    fn rule_fns(&self, index: usize, rule: &ir::Rule) -> TokenStream {
+        let rt = &self.rt;
+        let facts = &self.facts;
+        let head_relation = &self.relation(rule.head.relation).name;
+        let plan = &self.plan.rules[index];
+        let doc = format!("`{}`", rule.text);
+
+        let fire = (!rule.body.is_empty()).then(|| {
+            let fire = format_ident!("fire_rule_{}", index);
+            let head = self.construct(&rule.head, &rule.vars);
+            let emit = quote! {
+                let head = #head;
+                if admit.admits(&self.#head_relation, &head) {
+                    out.#head_relation.insert(head);
+                }
+            };
+            let variants = plan.deltas.iter().map(|join| {
+                let position = join.delta.expect("a delta join has a delta atom");
+                let delta_relation = &self.relation(rule.body[position].relation).name;
+                let body = self.join_code(rule, join, 0, &emit);
+                quote! {
+                    if !delta.#delta_relation.is_empty() { #body }
+                }
+            });
+            quote! {
+                #[doc = #doc]
+                #[inline(never)]
+                fn #fire(&self, delta: &#facts, admit: #rt::Admit<&#facts>, out: &mut #facts) {
+                    let admit = admit.project(|facts| &facts.#head_relation);
+                    #(#variants)*
+                }
+            }
+        });
+
+        let derives = format_ident!("derives_rule_{}", index);
+        let head_match = self.head_match(rule);
+        let body = self.join_code(rule, &plan.derive, 0, &quote!(return true;));
+        quote! {
+            #fire
+
+            #[doc = #doc]
+            #[inline(never)]
+            #[allow(unreachable_code)]
+            fn #derives(&self, head: &#head_relation) -> bool {
+                #head_match
+                #body
+                false
+            }
+        }
+    }
+
+    /// Binds the head's variables from a given head fact; returns false on a mismatch.
+    fn head_match(&self, rule: &ir::Rule) -> TokenStream {
+        let mut first_column = vec![None; rule.vars.len()];
+        let mut code = TokenStream::new();
+        for (k, term) in rule.head.terms.iter().enumerate() {
+            let id = Index::from(k);
+            match term {
+                ir::Term::Const(c) => {
+                    let value = &c.expr;
+                    code.extend(quote!(if head.#id != #value { return false; }));
+                }
+                ir::Term::Var(v) => match first_column[*v] {
+                    Some(first) => {
+                        let first = Index::from(first);
+                        code.extend(quote!(if head.#id != head.#first { return false; }));
+                    }
+                    None => {
+                        first_column[*v] = Some(k);
+                        let var = var_ident(&rule.vars[*v]);
+                        code.extend(quote!(let #var = &head.#id;));
+                    }
+                },
+                ir::Term::Wildcard => unreachable!("checked: no `_` in heads"),
+            }
+        }
+        code
+    }
+
+    /// Nested loops for `join.steps[step..]`, running `innermost` per complete match.
+    fn join_code(
+        &self,
+        rule: &ir::Rule,
+        join: &Join,
+        step: usize,
+        innermost: &TokenStream,
+    ) -> TokenStream {
+        let Some(current) = join.steps.get(step) else {
+            return innermost.clone();
+        };
+        let inner = self.join_code(rule, join, step + 1, innermost);
+        let atom = &rule.body[current.atom];
+        let relation = &self.relation(atom.relation).name;
+        let row = format_ident!("row{}", step);
+        let excluded = current
+            .exclude_delta
+            .then(|| quote!(&& !delta.#relation.contains(#row)));
+        let rt = &self.rt;
+        match &current.access {
+            Access::Contains => {
+                let fact = self.construct(atom, &rule.vars);
+                quote! {
+                    {
+                        let #row = &#fact;
+                        if self.#relation.contains(#row) #excluded { #inner }
+                    }
+                }
+            }
+            access => {
+                let source = match access {
+                    Access::Delta => quote!(delta.#relation.iter()),
+                    Access::Scan => quote!(self.#relation.iter()),
+                    Access::Probe { index, key } => {
+                        let key_values =
+                            key.iter().map(|&k| self.key_value(rule, atom, current, k));
+                        quote!(self.#relation.probe(#index, #rt::key_hash(&(#(#key_values,)*))))
+                    }
+                    Access::Contains => unreachable!(),
+                };
+                let filters = self.filters(rule, atom, current, &row);
+                let binds = current
+                    .columns
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(k, use_)| match use_ {
+                        ColumnUse::Bind(v) => {
+                            let var = var_ident(&rule.vars[*v]);
+                            let id = Index::from(k);
+                            Some(quote!(let #var = &#row.#id;))
+                        }
+                        _ => None,
+                    });
+                quote! {
+                    for #row in #source {
+                        if true #(&& #filters)* #excluded {
+                            #(#binds)*
+                            #inner
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Comparisons for constants and already-bound variables (including key columns: an
+    /// index bucket may hold colliding keys).
+    fn filters(
+        &self,
+        rule: &ir::Rule,
+        atom: &ir::Atom,
+        step: &Step,
+        row: &Ident,
+    ) -> Vec<TokenStream> {
+        step.columns
+            .iter()
+            .enumerate()
+            .filter_map(|(k, use_)| {
+                let id = Index::from(k);
+                match use_ {
+                    ColumnUse::Const => {
+                        let ir::Term::Const(c) = &atom.terms[k] else {
+                            unreachable!()
+                        };
+                        let value = &c.expr;
+                        Some(quote!(#row.#id == #value))
+                    }
+                    ColumnUse::Check(v) => {
+                        // Bound earlier in this same atom: compare with that column.
+                        let same_atom = step.columns[..k]
+                            .iter()
+                            .position(|u| *u == ColumnUse::Bind(*v));
+                        Some(match same_atom {
+                            Some(first) => {
+                                let first = Index::from(first);
+                                quote!(#row.#id == #row.#first)
+                            }
+                            None => {
+                                let var = var_ident(&rule.vars[*v]);
+                                quote!(#row.#id == *#var)
+                            }
+                        })
+                    }
+                    ColumnUse::Bind(_) | ColumnUse::Ignore => None,
+                }
+            })
+            .collect()
+    }
+
+    /// A key column's value as a reference with the column's own type (so it hashes as the
+    /// index's stored facts do).
+    fn key_value(
+        &self,
+        rule: &ir::Rule,
+        atom: &ir::Atom,
+        step: &Step,
+        column: usize,
+    ) -> TokenStream {
+        match step.columns[column] {
+            ColumnUse::Check(v) => {
+                let var = var_ident(&rule.vars[v]);
+                quote!(#var)
+            }
+            ColumnUse::Const => {
+                let ir::Term::Const(c) = &atom.terms[column] else {
+                    unreachable!()
+                };
+                let column = &self.relation(atom.relation).columns[column];
+                let value = &c.expr;
+                let ty = &column.ty;
+                match column.class {
+                    // `String` hashes as `str`: probe with the borrowed literal.
+                    TypeClass::Str { owned: true } => quote!(&#value),
+                    _ => quote!(&{ let value: #ty = #value; value }),
+                }
+            }
+            ColumnUse::Bind(_) | ColumnUse::Ignore => unreachable!("key columns are known"),
+        }
+    }
+
+    /// An owned fact of `atom`'s relation built from bound variables and constants.
+    fn construct(&self, atom: &ir::Atom, vars: &[Ident]) -> TokenStream {
+        let relation = self.relation(atom.relation);
+        let name = &relation.name;
+        let values = atom
+            .terms
+            .iter()
+            .zip(&relation.columns)
+            .map(|(term, column)| match term {
+                ir::Term::Var(v) => {
+                    let var = var_ident(&vars[*v]);
+                    quote!(::std::clone::Clone::clone(#var))
+                }
+                ir::Term::Const(c) => {
+                    let value = &c.expr;
+                    let ty = &column.ty;
+                    match column.class {
+                        TypeClass::Str { owned: true } => {
+                            quote!(::std::string::String::from(#value))
+                        }
+                        _ => quote!({ let value: #ty = #value; value }),
+                    }
+                }
+                ir::Term::Wildcard => unreachable!("constructed atoms have every column known"),
+            });
+        quote!(#name(#(#values),*))
+    }
+
+    fn inherent_impl(&self) -> TokenStream {
+        let rt = &self.rt;
+        let (program, facts) = (&self.program.name, &self.facts);
+        quote! {
+            #[allow(dead_code)]
+            impl #program {
+                /// The program over no input facts: only what its rules derive from nothing.
+                pub fn new() -> Self {
+                    #rt::maintain::materialize::<Self>(#rt::Batch::new(), #rt::Trace::Counts).0
+                }
+
+                /// The program's least model over the insertions of `inputs`, built by
+                /// semi-naive insertion; the report's insertion round 1 is the inputs and the
+                /// program's own facts.
+                pub fn materialize(inputs: #rt::Batch<#facts>) -> (Self, #rt::UpdateReport<#facts>) {
+                    #rt::maintain::materialize::<Self>(inputs, #rt::Trace::Rounds)
+                }
+
+                /// Applies an update batch with DRed: delete first, then insert; reports every
+                /// round of over-deletion, rederivation and insertion.
+                pub fn update(&mut self, batch: #rt::Batch<#facts>) -> #rt::UpdateReport<#facts> {
+                    #rt::maintain::update(self, batch, #rt::Trace::Rounds)
+                }
+
+                /// [`Self::update`], keeping only what `trace` asks for in the report.
+                pub fn update_with(&mut self, batch: #rt::Batch<#facts>, trace: #rt::Trace) -> #rt::UpdateReport<#facts> {
+                    #rt::maintain::update(self, batch, trace)
+                }
+
+                /// The facts of relation `T`.
+                pub fn relation<T: #rt::Tuple>(&self) -> &#rt::Relation<T>
+                where
+                    Self: #rt::HasRelation<T>,
+                {
+                    #rt::HasRelation::relation(self)
+                }
+
+                /// Whether `fact` holds.
+                pub fn contains<T: #rt::Tuple>(&self, fact: &T) -> bool
+                where
+                    Self: #rt::HasRelation<T>,
+                {
+                    #rt::HasRelation::relation(self).contains(fact)
+                }
+
+                /// A copy of every fact, input and derived.
+                pub fn facts(&self) -> #facts {
+                    #rt::Program::all_facts(self)
+                }
+
+                /// A program holding exactly `facts` (inputs and derived), unchecked: the
+                /// derived facts must be the least model over the input facts, as DRed
+                /// requires. See [`Self::verify`].
+                pub fn from_facts_unchecked(facts: &#facts) -> Self {
+                    #rt::maintain::from_facts_unchecked(facts)
+                }
+
+                /// Checks by full recomputation that the derived facts are exactly the least
+                /// model over the input facts.
+                pub fn verify(&self) -> ::std::result::Result<(), #rt::Mismatch> {
+                    #rt::maintain::verify(self)
+                }
+            }
+
+            impl ::std::default::Default for #program {
+                fn default() -> Self { Self::new() }
+            }
+        }
+    }
+}
+
+fn var_ident(var: &Ident) -> Ident {
+    format_ident!("v_{}", var)
+}

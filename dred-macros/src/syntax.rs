@@ -1,0 +1,449 @@
+//! Syntax: the macro input as items (program, relations, rules) that keep every span.
+//!
+//! Items are split at top-level `;` and parsed one by one, and a rule's body literals one
+//! by one, so one malformed item or literal costs one error and the rest is still checked.
+
+use proc_macro2::{Delimiter, Span, TokenStream, TokenTree};
+use quote::ToTokens;
+use syn::parse::{ParseStream, Parser};
+use syn::punctuated::Punctuated;
+use syn::spanned::Spanned;
+use syn::{Attribute, Expr, Ident, Lit, Token, Type, Visibility};
+
+use crate::Errors;
+
+/// One item of the macro input.
+pub enum Item {
+    /// `struct Name;`: the program type.
+    Program(ProgramDecl),
+    /// `@input struct Edge(u32, u32);` or `struct Reach(u32, u32);`.
+    Relation(RelationDecl),
+    /// `Head(..) <- Body(..), ..;` or a fact `Head(..);`.
+    Rule(Rule),
+}
+
+pub struct ProgramDecl {
+    pub attrs: Vec<Attribute>,
+    pub vis: Visibility,
+    pub name: Ident,
+}
+
+pub struct RelationDecl {
+    pub attrs: Vec<Attribute>,
+    /// The `@input` marker's span, if any.
+    pub input: Option<Span>,
+    pub vis: Visibility,
+    pub name: Ident,
+    pub columns: Vec<Column>,
+}
+
+pub struct Column {
+    pub attrs: Vec<Attribute>,
+    pub vis: Visibility,
+    pub ty: Type,
+}
+
+pub struct Rule {
+    pub head: Atom,
+    /// The head was written negated (`!R(..) <- ..`): always an error.
+    pub head_negation: Option<Span>,
+    pub body: Vec<Literal>,
+}
+
+pub struct Atom {
+    pub relation: Ident,
+    pub args: Vec<Term>,
+    /// Span of the parenthesized argument list.
+    pub parens: Span,
+}
+
+pub enum Literal {
+    Atom(Atom),
+    /// `!A(..)` or `not A(..)`; `marker` spans the `!` or `not`.
+    Negated {
+        marker: Span,
+    },
+    /// Anything else in a body (a condition, an aggregate, a binding).
+    Unsupported {
+        span: Span,
+        kind: Unsupported,
+    },
+}
+
+#[derive(Clone, Copy)]
+pub enum Unsupported {
+    Aggregation,
+    Condition,
+    Expression,
+}
+
+pub enum Term {
+    Var(Ident),
+    Wildcard(Span),
+    Const(Constant),
+    /// An expression a function-free program cannot hold.
+    Invalid {
+        span: Span,
+        kind: InvalidTerm,
+    },
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum InvalidTerm {
+    Arithmetic,
+    Call,
+    Aggregate,
+    Float,
+    Other,
+}
+
+/// A literal constant (`5`, `-5`, `"a"`, `'c'`, `true`) or a path (`Color::Red`).
+pub struct Constant {
+    pub expr: Expr,
+    pub kind: ConstKind,
+}
+
+#[derive(Clone, PartialEq, Eq)]
+pub enum ConstKind {
+    /// Absolute value, sign, type suffix.
+    Int {
+        magnitude: Option<u128>,
+        negative: bool,
+        suffix: String,
+    },
+    Str(String),
+    Char(char),
+    Bool(bool),
+    /// A path or another literal: its type is only known to rustc.
+    Opaque,
+}
+
+impl Constant {
+    pub fn span(&self) -> Span {
+        self.expr.span()
+    }
+}
+
+/// Parses the whole macro input into items, recording every syntax error.
+pub fn parse(input: TokenStream, errors: &mut Errors) -> Vec<Item> {
+    let mut items = Vec::new();
+    for (chunk, terminated) in split_top_level(input, ';') {
+        if !terminated {
+            let last = chunk.clone().into_iter().last().map(|t| t.span());
+            errors.push(
+                last.unwrap_or_else(Span::call_site),
+                "expected `;` after this item",
+            );
+        }
+        match parse_item(chunk) {
+            Ok(item) => items.push(item),
+            Err(e) => errors.push_error(e),
+        }
+    }
+    items
+}
+
+/// Splits at top-level `sep` punctuation; the flag says whether a chunk ended with `sep`.
+fn split_top_level(input: TokenStream, sep: char) -> Vec<(TokenStream, bool)> {
+    let mut chunks = Vec::new();
+    let mut current = Vec::new();
+    for tree in input {
+        match &tree {
+            TokenTree::Punct(p) if p.as_char() == sep => {
+                chunks.push((current.drain(..).collect(), true));
+            }
+            _ => current.push(tree),
+        }
+    }
+    if !current.is_empty() {
+        chunks.push((current.into_iter().collect(), false));
+    }
+    chunks
+}
+
+fn parse_item(chunk: TokenStream) -> syn::Result<Item> {
+    let first = chunk.clone().into_iter().next();
+    let is_declaration = match &first {
+        Some(TokenTree::Punct(p)) => p.as_char() == '#' || p.as_char() == '@',
+        Some(TokenTree::Ident(i)) => i == "pub" || i == "struct",
+        _ => false,
+    };
+    if is_declaration {
+        parse_declaration.parse2(chunk)
+    } else {
+        parse_rule.parse2(chunk).map(Item::Rule)
+    }
+}
+
+fn parse_declaration(input: ParseStream) -> syn::Result<Item> {
+    let mut attrs = input.call(Attribute::parse_outer)?;
+    let mut marker = None;
+    if input.peek(Token![@]) {
+        let at: Token![@] = input.parse()?;
+        let word: Ident = input.parse()?;
+        if word != "input" {
+            return Err(syn::Error::new(
+                word.span(),
+                format!("unknown directive `@{word}`: `@input` marks an input relation"),
+            ));
+        }
+        marker = Some(at.span.join(word.span()).unwrap_or(word.span()));
+        attrs.extend(input.call(Attribute::parse_outer)?);
+    }
+    let vis: Visibility = input.parse()?;
+    input.parse::<Token![struct]>()?;
+    let name: Ident = input.parse()?;
+    if input.peek(Token![<]) {
+        return Err(input.error("relations and programs cannot be generic"));
+    }
+    if input.is_empty() {
+        if let Some(span) = marker {
+            return Err(syn::Error::new(
+                span,
+                format!("`struct {name};` declares the program, which cannot be an input; an input relation with no columns is written `@input struct {name}();`"),
+            ));
+        }
+        return Ok(Item::Program(ProgramDecl { attrs, vis, name }));
+    }
+    if input.peek(syn::token::Brace) {
+        return Err(input.error(
+            "relations are tuple structs, e.g. `struct Reach(u32, u32);` (named fields are not supported)",
+        ));
+    }
+    let content;
+    syn::parenthesized!(content in input);
+    let fields = Punctuated::<syn::Field, Token![,]>::parse_terminated_with(
+        &content,
+        syn::Field::parse_unnamed,
+    )?;
+    if !input.is_empty() {
+        return Err(input.error("unexpected tokens after the relation's columns"));
+    }
+    let columns = fields
+        .into_iter()
+        .map(|f| Column {
+            attrs: f.attrs,
+            vis: f.vis,
+            ty: f.ty,
+        })
+        .collect();
+    Ok(Item::Relation(RelationDecl {
+        attrs,
+        input: marker,
+        vis,
+        name,
+        columns,
+    }))
+}
+
+fn parse_rule(input: ParseStream) -> syn::Result<Rule> {
+    let head_negation = if input.peek(Token![!]) {
+        Some(input.parse::<Token![!]>()?.span)
+    } else {
+        None
+    };
+    let head = parse_atom(input)?;
+    let mut body = Vec::new();
+    if input.is_empty() {
+        return Ok(Rule {
+            head,
+            head_negation,
+            body,
+        });
+    }
+    if input.peek(Token![:]) && input.peek2(Token![-]) {
+        return Err(input.error("write rules as `Head(..) <- Body(..), ..;` (`<-`, not `:-`)"));
+    }
+    if input.peek(Token![=]) || input.peek(Token![<=]) {
+        return Err(input.error("expected `<-` between the head and the body"));
+    }
+    input.parse::<Token![<-]>()?;
+    let rest: TokenStream = input.parse()?;
+    if rest.is_empty() {
+        return Err(input.error(
+            "a rule with `<-` needs at least one body atom; a fact is written `Head(..);`",
+        ));
+    }
+    let mut failure: Option<syn::Error> = None;
+    for (literal, _) in split_top_level(rest, ',') {
+        match parse_literal.parse2(literal) {
+            Ok(l) => body.push(l),
+            Err(e) => match &mut failure {
+                Some(f) => f.combine(e),
+                None => failure = Some(e),
+            },
+        }
+    }
+    match failure {
+        Some(e) => Err(e),
+        None => Ok(Rule {
+            head,
+            head_negation,
+            body,
+        }),
+    }
+}
+
+fn parse_literal(input: ParseStream) -> syn::Result<Literal> {
+    let span = input.span();
+    if input.peek(Token![!]) {
+        let bang: Token![!] = input.parse()?;
+        parse_atom(input)?;
+        return Ok(Literal::Negated { marker: bang.span });
+    }
+    if input.peek(Ident) && input.peek2(Ident) {
+        let fork = input.fork();
+        let word: Ident = fork.parse()?;
+        if word == "not" {
+            input.parse::<Ident>()?;
+            parse_atom(input)?;
+            return Ok(Literal::Negated {
+                marker: word.span(),
+            });
+        }
+        if word == "agg" {
+            return Ok(unsupported(input, span, Unsupported::Aggregation));
+        }
+    }
+    let looks_like_atom = input.peek(Ident) && input.peek2(syn::token::Paren);
+    if looks_like_atom {
+        let fork = input.fork();
+        if parse_atom(&fork).is_ok() && fork.is_empty() {
+            return parse_atom(input).map(Literal::Atom);
+        }
+    }
+    let kind = if input.peek(Token![if]) || input.peek(Token![let]) {
+        Unsupported::Condition
+    } else {
+        match input.fork().parse::<Expr>() {
+            Ok(Expr::Binary(_)) => Unsupported::Condition,
+            _ => Unsupported::Expression,
+        }
+    };
+    Ok(unsupported(input, span, kind))
+}
+
+/// Consumes the rest of a literal and spans all of it.
+fn unsupported(input: ParseStream, first: Span, kind: Unsupported) -> Literal {
+    let rest: TokenStream = input.parse().unwrap_or_default();
+    let span = rest
+        .into_iter()
+        .last()
+        .and_then(|last| first.join(last.span()))
+        .unwrap_or(first);
+    Literal::Unsupported { span, kind }
+}
+
+fn parse_atom(input: ParseStream) -> syn::Result<Atom> {
+    let relation: Ident = input.parse()?;
+    if !input.peek(syn::token::Paren) {
+        return Err(syn::Error::new(
+            relation.span(),
+            format!("expected an atom such as `{relation}(x, y)`: a relation name and its arguments in parentheses"),
+        ));
+    }
+    let group: proc_macro2::Group = match input.parse::<TokenTree>()? {
+        TokenTree::Group(g) if g.delimiter() == Delimiter::Parenthesis => g,
+        other => return Err(syn::Error::new(other.span(), "expected `(`")),
+    };
+    let exprs = Punctuated::<Expr, Token![,]>::parse_terminated.parse2(group.stream())?;
+    Ok(Atom {
+        relation,
+        args: exprs.into_iter().map(classify_term).collect(),
+        parens: group.span(),
+    })
+}
+
+fn classify_term(expr: Expr) -> Term {
+    let span = expr.span();
+    match &expr {
+        Expr::Infer(_) => Term::Wildcard(span),
+        Expr::Path(p) if p.qself.is_none() && p.attrs.is_empty() => match p.path.get_ident() {
+            Some(ident) if ident == "_" => Term::Wildcard(span),
+            Some(ident) => Term::Var(ident.clone()),
+            None => Term::Const(Constant {
+                expr,
+                kind: ConstKind::Opaque,
+            }),
+        },
+        Expr::Lit(lit) => match literal_kind(&lit.lit, false) {
+            Some(kind) => Term::Const(Constant { expr, kind }),
+            None => Term::Invalid {
+                span,
+                kind: InvalidTerm::Float,
+            },
+        },
+        Expr::Unary(unary) if matches!(unary.op, syn::UnOp::Neg(_)) => match &*unary.expr {
+            Expr::Lit(lit) if matches!(lit.lit, Lit::Int(_)) => Term::Const(Constant {
+                kind: literal_kind(&lit.lit, true).expect("integer literal"),
+                expr,
+            }),
+            Expr::Lit(lit) if matches!(lit.lit, Lit::Float(_)) => Term::Invalid {
+                span,
+                kind: InvalidTerm::Float,
+            },
+            _ => Term::Invalid {
+                span,
+                kind: InvalidTerm::Arithmetic,
+            },
+        },
+        Expr::Group(g) => classify_term((*g.expr).clone()),
+        Expr::Paren(p) => classify_term((*p.expr).clone()),
+        Expr::Binary(_) | Expr::Unary(_) | Expr::Range(_) => Term::Invalid {
+            span,
+            kind: InvalidTerm::Arithmetic,
+        },
+        Expr::Call(call) => {
+            let aggregate = matches!(&*call.func, Expr::Path(p) if p.path.get_ident().is_some_and(|i| {
+                ["count", "sum", "min", "max", "mean", "avg"].iter().any(|a| i == a)
+            }));
+            Term::Invalid {
+                span,
+                kind: if aggregate {
+                    InvalidTerm::Aggregate
+                } else {
+                    InvalidTerm::Call
+                },
+            }
+        }
+        Expr::MethodCall(_) | Expr::Macro(_) => Term::Invalid {
+            span,
+            kind: InvalidTerm::Call,
+        },
+        _ => Term::Invalid {
+            span,
+            kind: InvalidTerm::Other,
+        },
+    }
+}
+
+/// The kind of a literal constant; `None` for a float (never a valid column value).
+fn literal_kind(lit: &Lit, negative: bool) -> Option<ConstKind> {
+    Some(match lit {
+        Lit::Int(int) => ConstKind::Int {
+            magnitude: int.base10_parse::<u128>().ok(),
+            negative,
+            suffix: int.suffix().to_string(),
+        },
+        Lit::Str(s) => ConstKind::Str(s.value()),
+        Lit::Char(c) => ConstKind::Char(c.value()),
+        Lit::Bool(b) => ConstKind::Bool(b.value),
+        Lit::Float(_) => return None,
+        _ => ConstKind::Opaque,
+    })
+}
+
+/// Source text of an atom, normalized: `Reach(x, "a", _)`.
+pub fn atom_text(atom: &Atom) -> String {
+    let args: Vec<String> = atom
+        .args
+        .iter()
+        .map(|term| match term {
+            Term::Var(v) => v.to_string(),
+            Term::Wildcard(_) => "_".to_string(),
+            Term::Const(c) => c.expr.to_token_stream().to_string().replace("- ", "-"),
+            Term::Invalid { .. } => "?".to_string(),
+        })
+        .collect();
+    format!("{}({})", atom.relation, args.join(", "))
+}

@@ -1,0 +1,93 @@
+//! Tab-separated fact files in and out (one file per relation, as Soufflé's `.facts`), with
+//! checked parsing: a bad file is rejected whole, naming file, line and column.
+
+use std::path::Path;
+
+use crate::maintain::{check_input_relation, Batch};
+use crate::program::Program;
+use crate::text::TextError;
+
+/// Parses `text` as the facts of input relation `relation`: one fact per line, values
+/// separated by tabs. A zero-arity relation holds when the text has any line.
+///
+/// `origin` names the text in errors (usually the file path). Either every line parses
+/// and is added to `batch`, or `batch` is left as it was.
+pub fn parse_tsv<P: Program>(
+    relation: &str,
+    text: &str,
+    origin: &str,
+    insert: bool,
+    batch: &mut Batch<P::Facts>,
+) -> Result<(), TextError> {
+    check_input_relation::<P>(relation).map_err(|e| e.at(origin, 1, 1))?;
+    let arity = P::RELATIONS
+        .iter()
+        .find(|r| r.name == relation)
+        .map_or(0, |r| r.columns.len());
+    let mut staged = batch.clone();
+    for (line_index, line) in text.lines().enumerate() {
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        if arity > 0 && line.trim().is_empty() {
+            continue;
+        }
+        let fields: Vec<&str> = if arity == 0 {
+            Vec::new()
+        } else {
+            line.split('\t').collect()
+        };
+        if fields.len() != arity {
+            return Err(TextError::new(format!(
+                "`{relation}` has {arity} column(s), this line has {}",
+                fields.len()
+            ))
+            .at(origin, line_index + 1, 1));
+        }
+        staged
+            .add_text::<P>(insert, relation, &fields)
+            .map_err(|e| {
+                // Report the column where the offending field starts, counting characters.
+                let start: usize = fields
+                    .iter()
+                    .take(e.field.unwrap_or(0))
+                    .map(|f| f.chars().count() + 1)
+                    .sum();
+                TextError::new(e.message).at(origin, line_index + 1, start + 1)
+            })?;
+    }
+    *batch = staged;
+    Ok(())
+}
+
+/// Reads `<dir>/<Relation>.facts` for every input relation of `P` that has such a file, as
+/// insertions. Any unreadable or malformed file rejects the whole directory.
+pub fn read_input_dir<P: Program>(dir: &Path) -> Result<Batch<P::Facts>, TextError> {
+    let mut batch = Batch::new();
+    for info in P::RELATIONS.iter().filter(|r| r.input) {
+        let path = dir.join(format!("{}.facts", info.name));
+        if !path.exists() {
+            continue;
+        }
+        let origin = path.display().to_string();
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| TextError::new(format!("cannot read: {e}")).at(&origin, 1, 1))?;
+        parse_tsv::<P>(info.name, &text, &origin, true, &mut batch)?;
+    }
+    Ok(batch)
+}
+
+/// The facts of any relation of `program` as tab-separated text, sorted.
+pub fn write_tsv<P: Program>(program: &P, relation: &str) -> Result<String, TextError> {
+    let mut out = String::new();
+    program.write_tsv(relation, &mut out)?;
+    Ok(out)
+}
+
+/// Writes every derived relation of `program` to `<dir>/<Relation>.facts`.
+pub fn write_derived_dir<P: Program>(program: &P, dir: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    for info in P::RELATIONS.iter().filter(|r| !r.input) {
+        let text = write_tsv(program, info.name).map_err(std::io::Error::other)?;
+        std::fs::write(dir.join(format!("{}.facts", info.name)), text)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,238 @@
+//! One relation: a membership set plus the hash indexes its program's join plans asked for.
+
+use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hash, Hasher};
+
+/// What a column value or a fact must offer to live in a relation.
+///
+/// Blanket-implemented: any `Clone + Eq + Hash + Ord + Debug` type qualifies.
+pub trait Tuple: Clone + Eq + Hash + Ord + std::fmt::Debug + 'static {}
+impl<T: Clone + Eq + Hash + Ord + std::fmt::Debug + 'static> Tuple for T {}
+
+/// A set of facts of one relation (a delta, a round, an update batch).
+pub type FactSet<T> = HashSet<T, ahash::RandomState>;
+
+/// Hashes an index key: a tuple of references to the key columns, e.g. `(&x, &"a")`.
+///
+/// Index buckets are addressed by this hash rather than by an owned key, so a probe never
+/// clones or allocates (a `String` column is hashed through a borrow). Insertion and probing
+/// use the same fixed seeds, so equal keys always meet in the same bucket.
+#[inline]
+pub fn key_hash<K: Hash + ?Sized>(key: &K) -> u64 {
+    KEY_HASHER.hash_one(key)
+}
+
+const KEY_HASHER: ahash::RandomState = ahash::RandomState::with_seeds(
+    0x243f_6a88_85a3_08d3,
+    0x1319_8a2e_0370_7344,
+    0xa409_3822_299f_31d0,
+    0x082e_fa98_ec4e_6c89,
+);
+
+/// Passes an already computed `u64` key hash through unchanged.
+#[derive(Default, Clone, Copy)]
+struct PrehashedKey(u64);
+
+impl Hasher for PrehashedKey {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, _bytes: &[u8]) {
+        unreachable!("index buckets are keyed by a precomputed u64 hash")
+    }
+    fn write_u64(&mut self, hash: u64) {
+        self.0 = hash;
+    }
+}
+
+/// A hash index: key hash → the facts whose key columns hash to it.
+///
+/// Invariant: every fact of the owning relation is in exactly one bucket, the one named by
+/// `key_of(fact)`. Different keys may share a bucket (a hash collision), so a probe's caller
+/// still compares the key columns — generated join code always does.
+struct Index<T> {
+    key_of: fn(&T) -> u64,
+    buckets: HashMap<u64, Vec<T>, BuildHasherDefault<PrehashedKey>>,
+}
+
+impl<T: Tuple> Index<T> {
+    fn insert(&mut self, fact: &T) {
+        self.buckets
+            .entry((self.key_of)(fact))
+            .or_default()
+            .push(fact.clone());
+    }
+
+    /// Removes a batch of facts, rewriting each touched bucket once.
+    fn remove_all(&mut self, gone: &FactSet<T>) {
+        let mut touched: HashSet<u64, BuildHasherDefault<PrehashedKey>> = HashSet::default();
+        for fact in gone {
+            let key = (self.key_of)(fact);
+            if touched.insert(key) {
+                if let Some(bucket) = self.buckets.get_mut(&key) {
+                    bucket.retain(|held| !gone.contains(held));
+                    if bucket.is_empty() {
+                        self.buckets.remove(&key);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The facts of one relation and its indexes, kept in step.
+///
+/// Invariant: `facts` holds each fact once; every index holds exactly the facts in `facts`.
+/// Only [`Relation::insert`], [`Relation::insert_all`] and [`Relation::remove_all`] change a
+/// relation, and they update the set and every index together.
+///
+/// ```
+/// use dred_runtime::{key_hash, Relation};
+/// // A relation of pairs with one index on the first column.
+/// let mut edges: Relation<(u32, u32)> = Relation::with_indexes(&[|e| key_hash(&(&e.0,))]);
+/// edges.insert((1, 2));
+/// edges.insert((1, 3));
+/// assert!(edges.contains(&(1, 2)));
+/// let from_one: Vec<_> = edges.probe(0, key_hash(&(&1u32,))).iter().filter(|e| e.0 == 1).collect();
+/// assert_eq!(from_one.len(), 2);
+/// ```
+pub struct Relation<T> {
+    facts: FactSet<T>,
+    indexes: Vec<Index<T>>,
+}
+
+impl<T: Tuple> Relation<T> {
+    /// An empty relation with one index per key function (index `i` uses `keys[i]`).
+    pub fn with_indexes(keys: &[fn(&T) -> u64]) -> Self {
+        Relation {
+            facts: FactSet::default(),
+            indexes: keys
+                .iter()
+                .map(|&key_of| Index {
+                    key_of,
+                    buckets: HashMap::default(),
+                })
+                .collect(),
+        }
+    }
+
+    /// Whether `fact` holds.
+    #[inline]
+    pub fn contains(&self, fact: &T) -> bool {
+        self.facts.contains(fact)
+    }
+
+    /// How many facts hold.
+    pub fn len(&self) -> usize {
+        self.facts.len()
+    }
+
+    /// Whether no fact holds.
+    pub fn is_empty(&self) -> bool {
+        self.facts.is_empty()
+    }
+
+    /// The facts, in no particular order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = &T> + '_ {
+        self.facts.iter()
+    }
+
+    /// The facts, sorted (the order reports and files use).
+    pub fn sorted(&self) -> Vec<&T> {
+        let mut facts: Vec<&T> = self.facts.iter().collect();
+        facts.sort_unstable();
+        facts
+    }
+
+    /// The membership set itself.
+    pub fn as_set(&self) -> &FactSet<T> {
+        &self.facts
+    }
+
+    /// The facts of index `index`'s bucket for `key_hash`: a superset of the facts with that
+    /// key (callers compare the key columns).
+    #[inline]
+    pub fn probe(&self, index: usize, key_hash: u64) -> &[T] {
+        self.indexes[index]
+            .buckets
+            .get(&key_hash)
+            .map_or(&[], Vec::as_slice)
+    }
+
+    /// Adds `fact`; returns whether it was new.
+    pub fn insert(&mut self, fact: T) -> bool {
+        if self.facts.contains(&fact) {
+            return false;
+        }
+        for index in &mut self.indexes {
+            index.insert(&fact);
+        }
+        self.facts.insert(fact);
+        true
+    }
+
+    /// Adds every fact of `facts` (those already present are skipped).
+    pub fn insert_all(&mut self, facts: &FactSet<T>) {
+        self.facts.reserve(facts.len());
+        for fact in facts {
+            self.insert(fact.clone());
+        }
+    }
+
+    /// Removes every fact of `gone` that holds, touching each index bucket once.
+    pub fn remove_all(&mut self, gone: &FactSet<T>) {
+        if gone.is_empty() {
+            return;
+        }
+        for index in &mut self.indexes {
+            index.remove_all(gone);
+        }
+        for fact in gone {
+            self.facts.remove(fact);
+        }
+        // A relation that shrank a lot should give its memory back rather than keep
+        // tombstone capacity from its largest size.
+        if self.facts.capacity() > 4 * self.facts.len().max(16) {
+            self.facts.shrink_to_fit();
+            for index in &mut self.indexes {
+                index.buckets.shrink_to_fit();
+            }
+        }
+    }
+}
+
+impl<T: Tuple> std::fmt::Debug for Relation<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_set().entries(self.sorted()).finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn by_first(e: &(u32, u32)) -> u64 {
+        key_hash(&(&e.0,))
+    }
+
+    #[test]
+    fn indexes_follow_inserts_and_batch_removals() {
+        let mut rel: Relation<(u32, u32)> = Relation::with_indexes(&[by_first]);
+        for e in [(1, 2), (1, 3), (2, 3)] {
+            assert!(rel.insert(e));
+        }
+        assert!(!rel.insert((1, 2)));
+        let gone: FactSet<(u32, u32)> = [(1, 2), (9, 9)].into_iter().collect();
+        rel.remove_all(&gone);
+        assert_eq!(rel.len(), 2);
+        let ones: Vec<_> = rel.probe(0, key_hash(&(&1u32,))).to_vec();
+        assert_eq!(ones, vec![(1, 3)]);
+        assert!(rel.probe(0, key_hash(&(&7u32,))).is_empty());
+    }
+
+    #[test]
+    fn borrowed_and_owned_keys_hash_alike() {
+        let owned = String::from("a");
+        assert_eq!(key_hash(&(&owned,)), key_hash(&(&"a",)));
+    }
+}
