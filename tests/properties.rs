@@ -33,14 +33,14 @@ fn field(ty: &str, raw: u8, wide: bool) -> String {
     let domain = if wide { 7 } else { 5 };
     let n = raw % domain;
     match ty {
-        "&'staticstr" | "String" => NAMES[n as usize].to_string(),
+        "&'static str" | "String" => NAMES[n as usize].to_string(),
         _ => n.to_string(),
     }
 }
 
 fn render(ty: &str, field: &str) -> String {
     match ty {
-        "&'staticstr" | "String" => dred::runtime::text::render_value(field),
+        "&'static str" | "String" => dred::runtime::text::render_value(field),
         _ => field.to_string(),
     }
 }

@@ -117,7 +117,7 @@ fn check_relation(decl: syntax::RelationDecl, errors: &mut Errors) -> ir::Relati
         .columns
         .into_iter()
         .map(|c| {
-            let ty_text = c.ty.to_token_stream().to_string().replace(' ', "");
+            let ty_text = type_text(&c.ty);
             ir::Column {
                 class: classify_type(&ty_text),
                 attrs: c.attrs,
@@ -136,6 +136,25 @@ fn check_relation(decl: syntax::RelationDecl, errors: &mut Errors) -> ir::Relati
     }
 }
 
+/// A type as text, spaced as a person writes it (`&'static str`, `Vec<u8>`); equal for
+/// equal token streams, however the source was spaced.
+fn type_text(ty: &syn::Type) -> String {
+    let mut text = ty.to_token_stream().to_string();
+    for (from, to) in [
+        ("& '", "&'"),
+        ("& ", "&"),
+        (" <", "<"),
+        ("< ", "<"),
+        (" >", ">"),
+        (" ,", ","),
+        (" :: ", "::"),
+        (":: ", "::"),
+    ] {
+        text = text.replace(from, to);
+    }
+    text
+}
+
 fn classify_type(ty: &str) -> ir::TypeClass {
     use ir::TypeClass::*;
     let int = |signed, bits| Int { signed, bits };
@@ -150,7 +169,7 @@ fn classify_type(ty: &str) -> ir::TypeClass {
         "i32" => int(true, 32),
         "i64" | "isize" => int(true, 64),
         "i128" => int(true, 128),
-        "&'staticstr" | "&str" => Str { owned: false },
+        "&'static str" | "&str" => Str { owned: false },
         "String" | "std::string::String" | "::std::string::String" => Str { owned: true },
         "char" => Char,
         "bool" => Bool,
@@ -161,6 +180,15 @@ fn classify_type(ty: &str) -> ir::TypeClass {
 struct RuleChecker<'a> {
     relations: &'a [ir::Relation],
     by_name: &'a HashMap<String, usize>,
+}
+
+/// Which part of a rule an atom is in.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Position {
+    Body,
+    Head,
+    /// The head of a rule some body literal of which was rejected.
+    HeadOfIncompleteRule,
 }
 
 /// Where a variable was first seen, and at which column type.
@@ -201,7 +229,7 @@ impl RuleChecker<'_> {
                 Literal::Atom(atom) => {
                     if let Some(r) = self.relation_of(atom, errors) {
                         let terms =
-                            self.check_terms(atom, r, false, &mut vars, &mut names, errors);
+                            self.check_terms(atom, r, Position::Body, &mut vars, &mut names, errors);
                         body.push(ir::Atom { relation: r, terms });
                     }
                 }
@@ -216,8 +244,15 @@ impl RuleChecker<'_> {
                 }),
             }
         }
+        // A body literal that was rejected may have bound the head's variables: judging
+        // safety without it would report mistakes the user did not make.
+        let position = if body.len() == rule.body.len() {
+            Position::Head
+        } else {
+            Position::HeadOfIncompleteRule
+        };
         let head_terms = head_relation
-            .map(|r| self.check_terms(&rule.head, r, true, &mut vars, &mut names, errors));
+            .map(|r| self.check_terms(&rule.head, r, position, &mut vars, &mut names, errors));
         if errors.len() > before {
             return None;
         }
@@ -265,12 +300,13 @@ impl RuleChecker<'_> {
         &self,
         atom: &syntax::Atom,
         relation: usize,
-        is_head: bool,
+        position: Position,
         vars: &mut HashMap<String, FirstUse>,
         names: &mut Vec<Ident>,
         errors: &mut Errors,
     ) -> Vec<ir::Term> {
         let columns = &self.relations[relation].columns;
+        let is_head = position != Position::Body;
         let mut terms = Vec::new();
         for (column_index, (term, column)) in atom.args.iter().zip(columns).enumerate() {
             let place = format!("column {} of `{}`", column_index + 1, atom.relation);
@@ -298,6 +334,7 @@ impl RuleChecker<'_> {
                 Term::Var(ident) => {
                     let name = ident.to_string();
                     match vars.get(&name) {
+                        None if position == Position::HeadOfIncompleteRule => ir::Term::Wildcard,
                         None if is_head => {
                             // Remember it so a repeated use is not reported again.
                             vars.insert(
@@ -389,6 +426,13 @@ fn check_constant(constant: &syntax::Constant, column: &ir::Column, errors: &mut
                 errors.push(
                     constant.span(),
                     format!("this constant is a `{suffix}`, but the column is `{expected}`"),
+                );
+                return;
+            }
+            if *negative && !signed {
+                errors.push(
+                    constant.span(),
+                    format!("`{expected}` is unsigned: a negative constant does not fit"),
                 );
                 return;
             }
@@ -487,18 +531,28 @@ fn closest(name: &str, candidates: impl Iterator<Item = String>) -> Option<Strin
         .map(|(_, c)| c)
 }
 
+/// Edit distance counting an adjacent transposition (`Reahc`) as one edit.
 fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut previous: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut current = vec![i + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let substitute = previous[j] + usize::from(ca != *cb);
-            current.push(substitute.min(previous[j + 1] + 1).min(current[j] + 1));
-        }
-        previous = current;
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
     }
-    previous[b.len()]
+    for j in 0..=b.len() {
+        d[0][j] = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            d[i][j] = (d[i - 1][j] + 1)
+                .min(d[i][j - 1] + 1)
+                .min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                d[i][j] = d[i][j].min(d[i - 2][j - 2] + 1);
+            }
+        }
+    }
+    d[a.len()][b.len()]
 }
 
 #[cfg(test)]

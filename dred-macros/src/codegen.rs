@@ -2,8 +2,7 @@
 //! one join function per rule and per purpose (delta firing, head-bound rederivation).
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote, quote_spanned};
-use syn::spanned::Spanned;
+use quote::{format_ident, quote};
 use syn::{Ident, Index};
 
 use crate::ir::{self, TypeClass};
@@ -70,10 +69,6 @@ impl<'a> Context<'a> {
         let ids: Vec<Index> = (0..relation.columns.len()).map(Index::from).collect();
         let types: Vec<&syn::Type> = relation.columns.iter().map(|c| &c.ty).collect();
         let arity = relation.columns.len();
-        // Spanned on the user's type so a missing bound is reported there.
-        let bounds = types.iter().map(|ty| {
-            quote_spanned! {ty.span()=> assert_column_type::<#ty>(); }
-        });
         let write_fields = ids.iter().zip(&types).map(|(id, ty)| {
             let separator = (id.index > 0).then(|| quote!(out.push('\t');));
             quote! {
@@ -91,13 +86,9 @@ impl<'a> Context<'a> {
         });
         quote! {
             #(#attrs)*
+            // A column type lacking one of these is reported by the derive, on the type.
             #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
             #vis struct #name(#(#columns),*);
-
-            const _: () = {
-                fn assert_column_type<T: Clone + Eq + ::std::hash::Hash + Ord + ::std::fmt::Debug + 'static>() {}
-                fn assert_all() { #(#bounds)* }
-            };
 
             #[automatically_derived]
             impl #rt::Record for #name {

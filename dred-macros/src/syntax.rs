@@ -389,7 +389,11 @@ fn classify_term(expr: Expr) -> Term {
         },
         Expr::Group(g) => classify_term((*g.expr).clone()),
         Expr::Paren(p) => classify_term((*p.expr).clone()),
-        Expr::Binary(_) | Expr::Unary(_) | Expr::Range(_) => Term::Invalid {
+        Expr::Binary(binary) => Term::Invalid {
+            span: binary.op.span(),
+            kind: InvalidTerm::Arithmetic,
+        },
+        Expr::Unary(_) | Expr::Range(_) => Term::Invalid {
             span,
             kind: InvalidTerm::Arithmetic,
         },
@@ -406,7 +410,11 @@ fn classify_term(expr: Expr) -> Term {
                 },
             }
         }
-        Expr::MethodCall(_) | Expr::Macro(_) => Term::Invalid {
+        Expr::MethodCall(call) => Term::Invalid {
+            span: call.method.span(),
+            kind: InvalidTerm::Call,
+        },
+        Expr::Macro(_) => Term::Invalid {
             span,
             kind: InvalidTerm::Call,
         },

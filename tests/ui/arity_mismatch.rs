@@ -1,0 +1,9 @@
+dred::datalog! {
+    struct Graph;
+    @input struct Edge(u32, u32);
+    struct Reach(u32, u32);
+    Reach(x, y) <- Edge(x, y, y);
+    Reach(x) <- Edge(x, _);
+}
+
+fn main() {}

@@ -1,0 +1,5 @@
+dred::datalog! {
+    @input struct Edge(u32, u32);
+}
+
+fn main() {}

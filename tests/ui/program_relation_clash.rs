@@ -1,0 +1,6 @@
+dred::datalog! {
+    struct Graph;
+    @input struct Graph(u32, u32);
+}
+
+fn main() {}

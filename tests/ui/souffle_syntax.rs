@@ -1,0 +1,8 @@
+dred::datalog! {
+    struct Graph;
+    @input struct Edge(u32, u32);
+    struct Reach(u32, u32);
+    Reach(x, y) :- Edge(x, y);
+}
+
+fn main() {}
