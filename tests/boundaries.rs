@@ -1,0 +1,304 @@
+//! Boundary cases of the update interface, untyped input that must be rejected whole, fact
+//! files, the unchecked constructor and its verification, and counts-only reports.
+
+#[path = "../examples/support/strip.rs"]
+mod strip;
+
+use std::collections::BTreeSet;
+
+use dred::runtime::io::{parse_tsv, read_input_dir, write_derived_dir, write_tsv};
+use dred::runtime::{FactSets, GroundFact, Program};
+use dred::{Batch, Trace};
+
+dred::datalog! {
+    pub struct Graph;
+    @input pub struct E(pub &'static str, pub &'static str);
+    pub struct R(pub &'static str, pub &'static str);
+    R(x, y) <- E(x, y);
+    R(x, z) <- R(x, y), R(y, z);
+}
+
+const SEED_EDGES: [(&str, &str); 9] = [
+    ("a", "b"),
+    ("a", "e"),
+    ("b", "c"),
+    ("c", "b"),
+    ("c", "d"),
+    ("e", "d"),
+    ("u", "v"),
+    ("v", "w"),
+    ("w", "u"),
+];
+
+fn seed_graph() -> Graph {
+    Graph::materialize(Batch::new().insert_all(SEED_EDGES.map(|(a, b)| E(a, b)))).0
+}
+
+fn snapshot(graph: &Graph) -> BTreeSet<GroundFact> {
+    graph.facts().ground().into_iter().collect()
+}
+
+#[test]
+fn an_empty_batch_changes_nothing_and_reports_no_round() {
+    let mut graph = seed_graph();
+    let before = snapshot(&graph);
+    let report = graph.update(Batch::new());
+    assert!(report.net_delete.is_empty() && report.net_insert.is_empty());
+    assert!(report.overdelete.rounds.is_empty() && report.insert.rounds.is_empty());
+    assert!(report.rederive.is_none());
+    assert_eq!(
+        report.to_string(),
+        "net_delete:\nnet_insert:\noverdeleted_idb:\n"
+    );
+    assert_eq!(snapshot(&graph), before);
+}
+
+#[test]
+fn deleting_an_absent_fact_and_inserting_a_present_one_change_nothing() {
+    let mut graph = seed_graph();
+    let before = snapshot(&graph);
+    let report = graph.update(Batch::new().delete(E("d", "a")).insert(E("a", "b")));
+    assert!(report.net_delete.is_empty() && report.net_insert.is_empty());
+    assert_eq!(snapshot(&graph), before);
+}
+
+#[test]
+fn deleting_and_reinserting_one_fact_is_no_change() {
+    let mut graph = seed_graph();
+    let before = snapshot(&graph);
+    let report = graph.update(Batch::new().delete(E("a", "b")).insert(E("a", "b")));
+    assert!(report.net_delete.is_empty() && report.net_insert.is_empty());
+    assert!(report.overdelete.rounds.is_empty());
+    assert_eq!(snapshot(&graph), before);
+    // Inserting an absent fact and deleting it in the same batch inserts it.
+    let report = graph.update(Batch::new().insert(E("z", "a")).delete(E("z", "a")));
+    assert_eq!(report.net_insert.E.len(), 1);
+    assert!(graph.contains(&R("z", "d")));
+}
+
+#[test]
+fn fresh_constants_take_part_in_new_proofs() {
+    let mut graph = seed_graph();
+    graph.update(Batch::new().insert(E("d", "fresh")).insert(E("fresh", "a")));
+    assert!(graph.contains(&R("fresh", "fresh")));
+    assert!(graph.contains(&R("e", "b")));
+    graph.verify().unwrap();
+}
+
+mod empty_program {
+    dred::datalog! {
+        pub struct Nothing;
+    }
+}
+
+#[test]
+fn an_empty_program_over_empty_inputs_is_empty() {
+    let mut nothing = empty_program::Nothing::new();
+    assert!(nothing.facts().is_empty());
+    let report = nothing.update(Batch::new());
+    assert!(report.overdelete.rounds.is_empty());
+    nothing.verify().unwrap();
+}
+
+mod zero_arity {
+    dred::datalog! {
+        pub struct Flags;
+        @input pub struct Sig();
+        pub struct Ready();
+        pub struct Go();
+        Ready();
+        Go() <- Ready(), Sig();
+    }
+}
+
+#[test]
+fn a_zero_arity_fact_holds_with_an_empty_domain() {
+    use zero_arity::*;
+    let mut flags = Flags::new();
+    assert!(flags.contains(&Ready()));
+    assert!(!flags.contains(&Go()));
+    flags.update(Batch::new().insert(Sig()));
+    assert!(flags.contains(&Go()));
+    let report = flags.update(Batch::new().delete(Sig()));
+    assert_eq!(report.to_string().lines().last(), Some("rederive 1:"));
+    assert!(!flags.contains(&Go()) && flags.contains(&Ready()));
+}
+
+mod mutual_support {
+    dred::datalog! {
+        pub struct Mutual;
+        @input pub struct E(pub &'static str);
+        @input pub struct F(pub &'static str);
+        pub struct P(pub &'static str);
+        pub struct Q(pub &'static str);
+        P(x) <- E(x);
+        P(x) <- F(x);
+        P(x) <- Q(x);
+        Q(x) <- P(x);
+    }
+}
+
+#[test]
+fn mutual_support_without_a_grounding_fact_is_withdrawn() {
+    use mutual_support::*;
+    let (mut program, _) = Mutual::materialize(Batch::new().insert(E("a")));
+    let report = program.update(Batch::new().delete(E("a")));
+    assert_eq!(
+        report.to_string(),
+        "net_delete: E(a)\nnet_insert:\noverdelete 1: E(a)\noverdelete 2: P(a)\noverdelete 3: Q(a)\n\
+         overdeleted_idb: P(a) Q(a)\nrederive 1:\n"
+    );
+    assert!(!program.contains(&P("a")) && !program.contains(&Q("a")));
+}
+
+#[test]
+fn mutual_support_with_a_surviving_fact_comes_back_in_order() {
+    use mutual_support::*;
+    let (mut program, _) = Mutual::materialize(Batch::new().insert(E("a")).insert(F("a")));
+    let report = program.update(Batch::new().delete(E("a")));
+    let lines: Vec<String> = report.to_string().lines().map(String::from).collect();
+    assert_eq!(
+        lines[lines.len() - 3..],
+        ["rederive 1: P(a)", "rederive 2: Q(a)", "rederive 3:"]
+    );
+    assert!(program.contains(&P("a")) && program.contains(&Q("a")));
+}
+
+#[test]
+fn the_wrong_method_keeps_the_self_supporting_pair() {
+    let graph = seed_graph();
+    let before = snapshot(&graph);
+    let deleted: BTreeSet<GroundFact> = [GroundFact {
+        relation: "E".into(),
+        values: vec!["a".into(), "b".into()],
+    }]
+    .into();
+    let stripped = strip::strip_unsupported(Graph::RULES, &before, &deleted, |r| r == "E");
+    let mut graph = graph;
+    graph.update(Batch::new().delete(E("a", "b")));
+    let kept: Vec<String> = stripped
+        .difference(&snapshot(&graph))
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(kept, ["R(a,b)", "R(a,c)"]);
+}
+
+#[test]
+fn a_bad_untyped_batch_is_rejected_whole_and_changes_nothing() {
+    let mut graph = seed_graph();
+    let before = snapshot(&graph);
+    let mut batch = Batch::new();
+    parse_tsv::<Graph>("E", "x\ty\n", "good.facts", false, &mut batch).unwrap();
+    let staged = batch.deletions().len();
+
+    let bad = "a\te\nb\tc\nc\n";
+    let error = parse_tsv::<Graph>("E", bad, "edges.facts", false, &mut batch).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "edges.facts:3:1: `E` has 2 column(s), this line has 1"
+    );
+    assert_eq!(batch.deletions().len(), staged, "the batch is as it was");
+
+    let error = parse_tsv::<Graph>("R", "a\tb\n", "r.facts", true, &mut batch).unwrap_err();
+    assert!(error.message.contains("derived relation"), "{error}");
+    let error = parse_tsv::<Graph>("Edge", "a\tb\n", "x.facts", true, &mut batch).unwrap_err();
+    assert!(
+        error.message.contains("no relation named `Edge`"),
+        "{error}"
+    );
+
+    graph.update(batch);
+    assert_eq!(
+        snapshot(&graph),
+        before,
+        "only the good, absent fact was applied"
+    );
+}
+
+mod typed_columns {
+    dred::datalog! {
+        pub struct Weights;
+        @input pub struct W(pub u8, pub String, pub bool);
+        pub struct Heavy(pub String);
+        Heavy(name) <- W(200, name, true);
+    }
+}
+
+#[test]
+fn values_are_checked_against_column_types_with_their_position() {
+    use typed_columns::*;
+    let mut batch = Batch::new();
+    let text = "1\tlight\tfalse\n300\theavy\ttrue\n";
+    let error = parse_tsv::<Weights>("W", text, "w.facts", true, &mut batch).unwrap_err();
+    assert_eq!((error.line, error.column), (Some(2), Some(1)));
+    assert!(error.message.contains("u8"), "{error}");
+    let error =
+        parse_tsv::<Weights>("W", "7\tname\tyes\n", "w.facts", true, &mut batch).unwrap_err();
+    assert_eq!((error.line, error.column), (Some(1), Some(8)));
+    assert!(batch.insertions().is_empty());
+
+    parse_tsv::<Weights>("W", "200\tNew York\ttrue\n", "w.facts", true, &mut batch).unwrap();
+    let (weights, _) = Weights::materialize(batch);
+    assert!(weights.contains(&Heavy("New York".to_string())));
+    assert_eq!(write_tsv(&weights, "Heavy").unwrap(), "New York\n");
+    assert_eq!(
+        weights.facts().ground()[0].to_string(),
+        "Heavy(\"New York\")",
+        "non-identifier strings are quoted in reports"
+    );
+}
+
+#[test]
+fn fact_files_round_trip_through_a_directory() {
+    let dir = std::env::temp_dir().join(format!("dred-io-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("E.facts"), "a\tb\nb\tc\n").unwrap();
+    let (graph, _) = Graph::materialize(read_input_dir::<Graph>(&dir).unwrap());
+    assert_eq!(graph.relation::<R>().len(), 3);
+    write_derived_dir(&graph, &dir.join("out")).unwrap();
+    let written = std::fs::read_to_string(dir.join("out/R.facts")).unwrap();
+    assert_eq!(written, "a\tb\na\tc\nb\tc\n");
+
+    std::fs::write(dir.join("E.facts"), "a\tb\nb\n").unwrap();
+    let error = read_input_dir::<Graph>(&dir).unwrap_err();
+    assert_eq!(
+        error.file.as_deref(),
+        Some(dir.join("E.facts").to_str().unwrap())
+    );
+    assert_eq!(error.line, Some(2));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn an_unchecked_materialization_is_taken_on_trust_and_verified_on_request() {
+    let exact = seed_graph().facts();
+    let mut graph = Graph::from_facts_unchecked(&exact);
+    graph.verify().unwrap();
+    graph.update(Batch::new().delete(E("a", "b")));
+    assert_eq!(graph.relation::<R>().len(), 18);
+
+    let mut wrong = exact.clone();
+    wrong.R.insert(R("z", "z"));
+    wrong.R.remove(&R("a", "d"));
+    let mismatch = Graph::from_facts_unchecked(&wrong).verify().unwrap_err();
+    assert_eq!(mismatch.missing[0].to_string(), "R(a,d)");
+    assert_eq!(mismatch.unfounded[0].to_string(), "R(z,z)");
+}
+
+#[test]
+fn counts_only_reports_keep_the_same_numbers_without_the_facts() {
+    let mut traced = seed_graph();
+    let mut counted = seed_graph();
+    let batch = || Batch::new().delete(E("a", "b")).insert(E("d", "fresh"));
+    let full = traced.update(batch());
+    let counts = counted.update_with(batch(), Trace::Counts);
+    let lens = |phase: &dred::runtime::Phase<GraphFacts>| -> Vec<usize> {
+        phase.rounds.iter().map(|r| r.len).collect()
+    };
+    assert_eq!(lens(&full.overdelete), lens(&counts.overdelete));
+    assert_eq!(lens(&full.insert), lens(&counts.insert));
+    assert_eq!(full.rederived(), counts.rederived());
+    assert!(counts.overdelete.rounds.iter().all(|r| r.facts.is_none()));
+    assert!(counts.to_string().contains("overdelete 3: (2 facts)"));
+    assert_eq!(snapshot(&traced), snapshot(&counted));
+}
