@@ -1,4 +1,163 @@
-//! placeholder docs
+//! # dred: positive Datalog in Rust, maintained incrementally with delete-and-rederive
+//!
+//! `dred` lets you write Datalog rules inside Rust with [`datalog!`], checks them at compile
+//! time, and keeps every derived fact exactly up to date as input facts are deleted and
+//! inserted, using the delete-and-rederive (DRed) algorithm of Gupta, Mumick and
+//! Subrahmanian (SIGMOD 1993). Every update reports the facts of each round of each phase,
+//! so every conclusion it withdraws or restores can be accounted for.
+//!
+//! ```
+//! use dred::Batch;
+//!
+//! dred::datalog! {
+//!     /// Reachability over a directed graph.
+//!     pub struct Graph;
+//!     @input pub struct Edge(pub &'static str, pub &'static str);
+//!     pub struct Reach(pub &'static str, pub &'static str);
+//!     Reach(x, y) <- Edge(x, y);
+//!     Reach(x, z) <- Reach(x, y), Reach(y, z);
+//! }
+//!
+//! let edges = [("a", "b"), ("a", "e"), ("b", "c"), ("c", "b"), ("c", "d"), ("e", "d")];
+//! let (mut graph, _) = Graph::materialize(Batch::new().insert_all(edges.map(|(a, b)| Edge(a, b))));
+//! assert!(graph.contains(&Reach("a", "d")));
+//!
+//! // Delete an input fact: DRed over-deletes, rederives, and reports every round.
+//! let report = graph.update(Batch::new().delete(Edge("a", "b")));
+//! assert_eq!(
+//!     report.to_string(),
+//!     "net_delete: Edge(a,b)\n\
+//!      net_insert:\n\
+//!      overdelete 1: Edge(a,b)\n\
+//!      overdelete 2: Reach(a,b)\n\
+//!      overdelete 3: Reach(a,c) Reach(a,d)\n\
+//!      overdeleted_idb: Reach(a,b) Reach(a,c) Reach(a,d)\n\
+//!      rederive 1: Reach(a,d)\n\
+//!      rederive 2:\n"
+//! );
+//! assert!(graph.contains(&Reach("a", "d"))); // still true, through a → e → d
+//! assert!(!graph.contains(&Reach("a", "c"))); // withdrawn
+//! ```
+//!
+//! ## The language
+//!
+//! A `datalog!` block holds, separated by `;`:
+//!
+//! - **The program's name**, as a unit struct: `pub struct Graph;`. It becomes the program
+//!   type (so one module can hold several programs).
+//! - **Relations**, as tuple structs, one field per column: `@input` marks an input (EDB)
+//!   relation, every other relation is derived (IDB). A relation with no columns is written
+//!   `struct Ready();`. Column types can be any `Clone + Eq + Hash + Ord + Debug + 'static`
+//!   type: integers, `&'static str`, `String`, `char`, `bool`, your own types. Doc comments,
+//!   other attributes and visibility carry over to the generated struct; `datalog!` derives
+//!   `Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Debug` itself.
+//! - **Rules**: `Head(x, y) <- A(x, z), B(z, y);`. Arguments are variables (any identifier),
+//!   `_` (in bodies), or constants: integer, string, char and bool literals, and paths such
+//!   as `Color::Red` for your own types. A variable may repeat (`Loop(x) <- Edge(x, x);`).
+//!   Recursion of any shape is allowed: linear, non-linear, mutual.
+//! - **Facts of derived relations**, as rules with no body: `Ready();`, `Root("a");`.
+//!
+//! ```
+//! dred::datalog! {
+//!     pub struct Access;
+//!     /// `Member(user, group)`
+//!     @input pub struct Member(pub String, pub u32);
+//!     /// `Grant(group, document)`
+//!     @input pub struct Grant(pub u32, pub &'static str);
+//!     /// `Includes(document, included)`
+//!     @input pub struct Includes(pub &'static str, pub &'static str);
+//!     pub struct CanRead(pub String, pub &'static str);
+//!     pub struct Public(pub &'static str);
+//!     pub struct Open();
+//!     CanRead(user, doc) <- Member(user, group), Grant(group, doc);
+//!     CanRead(user, inner) <- CanRead(user, doc), Includes(doc, inner);
+//!     Public(doc) <- Grant(0, doc);
+//!     Public("README");
+//!     Open() <- Public(_);
+//! }
+//!
+//! let mut access = Access::new();
+//! assert!(access.contains(&Open())); // from the fact `Public("README")`
+//! access.update(
+//!     dred::Batch::new()
+//!         .insert(Member("ann".to_string(), 7))
+//!         .insert(Grant(7, "plan"))
+//!         .insert(Includes("plan", "budget")),
+//! );
+//! assert!(access.contains(&CanRead("ann".to_string(), "budget")));
+//! access.update(dred::Batch::new().delete(Grant(7, "plan")));
+//! assert!(access.relation::<CanRead>().is_empty());
+//! ```
+//!
+//! The macro rejects, with one message on the offending token and all mistakes of a program
+//! at once: undeclared relations (with the closest declared name), relations declared twice,
+//! arity mismatches, rules deriving an `@input` relation, unsafe rules (a head variable bound
+//! by no body atom, `_` in a head), negation, aggregation, arithmetic, function and method
+//! calls, conditions, a variable used at columns of different types, and constants that do
+//! not fit their column. These are the limits of finite positive Datalog, the class DRed
+//! maintains exactly.
+//!
+//! ## What the macro generates
+//!
+//! For `pub struct Graph;` with relations `Edge` and `Reach`:
+//!
+//! - the relation structs `Edge` and `Reach`;
+//! - `Graph`, the program: it owns the relations and their indexes.
+//!   `Graph::new()` (constant facts only), `materialize(batch)`, `update(batch)`,
+//!   `update_with(batch, trace)`, `relation::<Reach>()` (a [`Relation`]: `iter`, `contains`,
+//!   `len`, `sorted`), `contains(&fact)`, `facts()`, `from_facts_unchecked`, `verify`;
+//! - `GraphFacts`, one [`runtime::FactSet`] per relation (public fields named after the
+//!   relations): the shape of batches, rounds and reports;
+//! - `GraphFact`, an enum over all relations' facts;
+//! - one join function per rule for semi-naive firing (a join order per delta position,
+//!   indexes chosen at compile time and shared between rules) and one for head-bound
+//!   rederivation.
+//!
+//! ## Updates, exactly as the seed defines them
+//!
+//! A [`Batch`] lists input facts to delete and to insert; deletions apply first. It is
+//! normalized to the real change: D⁻ = (I ∩ deletions) \ insertions and A⁺ = insertions \ I,
+//! so deleting an absent fact or inserting a present one does nothing, and deleting and
+//! re-inserting a fact is no change. Then:
+//!
+//! 1. **over-deletion**: round 1 is D⁻; round r+1 holds the heads, not yet over-deleted, of
+//!    rule instances that held in the *old* facts and used a fact of round r;
+//! 2. **rederivation** (when a derived fact was over-deleted): round 1 restores those that
+//!    some rule derives from the surviving facts; round k+1 those derivable using a fact
+//!    restored in round k; the last round is empty;
+//! 3. **insertion**: round 1 is A⁺; each next round holds the new heads of instances using a
+//!    fact of the previous round, re-matching rules on the updated relations.
+//!
+//! No ground rule instance is ever stored: each phase is a delta join over the stored
+//! relations. The [`UpdateReport`] holds every round's facts (or only their counts, with
+//! [`Trace::Counts`]); its `Display` prints the canonical trace lines.
+//!
+//! ## Facts from files, and an existing materialization
+//!
+//! [`io::read_input_dir`] reads `<Relation>.facts` files (tab-separated, one fact per line);
+//! [`io::parse_tsv`] parses text; each value is checked against its column's type, and a
+//! bad file is rejected whole with its file, line and column. [`io::write_tsv`] and
+//! [`io::write_derived_dir`] write relations back out.
+//!
+//! `from_facts_unchecked` builds a program from inputs *and* derived facts without
+//! recomputing: DRed requires them to be exactly the least model, which it does not check;
+//! `verify` checks it by full recomputation.
+//!
+//! ## Checking the engine
+//!
+//! [`oracle::least_model`] computes a least model by naive iteration over facts in text
+//! form, sharing no code with the engine's joins; the test suite compares every update
+//! against it and against a literal instance-based implementation of the seed's rounds.
+
+#![warn(missing_docs)]
+
+/// Declares a positive Datalog program; see the [crate documentation](crate).
 pub use dred_macros::datalog;
+
+/// The runtime the generated code calls; most users need only the items re-exported here.
 pub use dred_runtime as runtime;
-pub use dred_runtime::{Batch, Program, Trace, UpdateReport};
+
+pub use dred_runtime::{
+    io, oracle, text, Batch, FactSets, GroundFact, Mismatch, Program, Relation, TextError, Trace,
+    UpdateReport,
+};

@@ -80,7 +80,7 @@ pub enum Unsupported {
 pub enum Term {
     Var(Ident),
     Wildcard(Span),
-    Const(Constant),
+    Const(Box<Constant>),
     /// An expression a function-free program cannot hold.
     Invalid {
         span: Span,
@@ -361,23 +361,23 @@ fn classify_term(expr: Expr) -> Term {
         Expr::Path(p) if p.qself.is_none() && p.attrs.is_empty() => match p.path.get_ident() {
             Some(ident) if ident == "_" => Term::Wildcard(span),
             Some(ident) => Term::Var(ident.clone()),
-            None => Term::Const(Constant {
+            None => Term::Const(Box::new(Constant {
                 expr,
                 kind: ConstKind::Opaque,
-            }),
+            })),
         },
         Expr::Lit(lit) => match literal_kind(&lit.lit, false) {
-            Some(kind) => Term::Const(Constant { expr, kind }),
+            Some(kind) => Term::Const(Box::new(Constant { expr, kind })),
             None => Term::Invalid {
                 span,
                 kind: InvalidTerm::Float,
             },
         },
         Expr::Unary(unary) if matches!(unary.op, syn::UnOp::Neg(_)) => match &*unary.expr {
-            Expr::Lit(lit) if matches!(lit.lit, Lit::Int(_)) => Term::Const(Constant {
+            Expr::Lit(lit) if matches!(lit.lit, Lit::Int(_)) => Term::Const(Box::new(Constant {
                 kind: literal_kind(&lit.lit, true).expect("integer literal"),
                 expr,
-            }),
+            })),
             Expr::Lit(lit) if matches!(lit.lit, Lit::Float(_)) => Term::Invalid {
                 span,
                 kind: InvalidTerm::Float,

@@ -14,21 +14,7 @@ use crate::text::{FieldError, GroundFact, TextError};
 /// An update batch of input facts: deletions first, then insertions.
 ///
 /// Only facts of input relations can be added (by type), so a typed batch is always valid.
-///
-/// ```
-/// dred::datalog! {
-///     struct Graph;
-///     @input struct Edge(u32, u32);
-///     struct Reach(u32, u32);
-///     Reach(x, y) <- Edge(x, y);
-///     Reach(x, z) <- Edge(x, y), Reach(y, z);
-/// }
-/// let mut graph = Graph::new();
-/// graph.update(dred::Batch::new().insert(Edge(1, 2)).insert(Edge(2, 3)));
-/// let report = graph.update(dred::Batch::new().delete(Edge(2, 3)));
-/// assert_eq!(report.to_string().lines().nth(2), Some("overdelete 1: Edge(2,3)"));
-/// assert!(!graph.contains(&Reach(1, 3)));
-/// ```
+/// The `dred` crate's documentation shows batches in use.
 #[derive(Debug, Clone)]
 pub struct Batch<F> {
     deletions: F,

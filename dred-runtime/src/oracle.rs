@@ -17,17 +17,23 @@ use crate::text::GroundFact;
 ///
 /// ```
 /// use dred_runtime::oracle::least_model;
-/// use dred_runtime::text::GroundFact;
-/// dred::datalog! {
-///     struct Graph;
-///     @input struct E(&'static str, &'static str);
-///     struct R(&'static str, &'static str);
-///     R(x, y) <- E(x, y);
-///     R(x, z) <- R(x, y), R(y, z);
-/// }
-/// use dred::Program;
+/// use dred_runtime::{AtomInfo, GroundFact, RuleInfo, TermInfo::Var};
+/// // R(x, y) <- E(x, y);  R(x, z) <- R(x, y), R(y, z);
+/// const XY: AtomInfo = AtomInfo { relation: "R", terms: &[Var("x"), Var("y")] };
+/// const RULES: &[RuleInfo] = &[
+///     RuleInfo {
+///         head: XY,
+///         body: &[AtomInfo { relation: "E", terms: &[Var("x"), Var("y")] }],
+///         text: "R(x, y) <- E(x, y);",
+///     },
+///     RuleInfo {
+///         head: AtomInfo { relation: "R", terms: &[Var("x"), Var("z")] },
+///         body: &[XY, AtomInfo { relation: "R", terms: &[Var("y"), Var("z")] }],
+///         text: "R(x, z) <- R(x, y), R(y, z);",
+///     },
+/// ];
 /// let edge = |a: &str, b: &str| GroundFact { relation: "E".into(), values: vec![a.into(), b.into()] };
-/// let model = least_model(Graph::RULES, &[edge("a", "b"), edge("b", "c")].into()).unwrap();
+/// let model = least_model(RULES, &[edge("a", "b"), edge("b", "c")].into()).unwrap();
 /// assert_eq!(model.len(), 5); // two edges, three R facts
 /// ```
 pub fn least_model(

@@ -227,6 +227,7 @@ mod tests {
     use super::*;
 
     #[test]
+    #[allow(clippy::needless_borrow)] // the borrow is the selector, as in generated code
     fn column_text_picks_text_value_when_present() {
         #[derive(Debug)]
         struct Opaque;
