@@ -302,3 +302,31 @@ fn counts_only_reports_keep_the_same_numbers_without_the_facts() {
     assert!(counts.to_string().contains("overdelete 3: (2 facts)"));
     assert_eq!(snapshot(&traced), snapshot(&counted));
 }
+
+mod literal_constants {
+    dred::datalog! {
+        pub struct Literals;
+        @input pub struct Cell(pub i32, pub char, pub bool);
+        pub struct Negative(pub char);
+        pub struct Marked(pub i32);
+        Negative(c) <- Cell(-1, c, true);
+        Marked(n) <- Cell(n, 'x', _);
+        Marked(-5);
+    }
+}
+
+#[test]
+fn negative_integer_char_and_bool_constants_match_and_render() {
+    use literal_constants::*;
+    let (mut cells, _) = Literals::materialize(
+        Batch::new()
+            .insert(Cell(-1, 'q', true))
+            .insert(Cell(-1, 'r', false))
+            .insert(Cell(3, 'x', false)),
+    );
+    assert!(cells.contains(&Negative('q')) && !cells.contains(&Negative('r')));
+    assert!(cells.contains(&Marked(3)) && cells.contains(&Marked(-5)));
+    let report = cells.update(Batch::new().delete(Cell(-1, 'q', true)));
+    assert!(report.to_string().contains("overdelete 2: Negative('q')"));
+    cells.verify().unwrap();
+}

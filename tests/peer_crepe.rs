@@ -223,3 +223,114 @@ fn mutual_recursion_with_constants_agrees_with_crepe() {
         })
         .unwrap();
 }
+
+const NODE_NAMES: [&str; 8] = ["a", "b", "c", "d", "e", "f", "g", "h"];
+
+mod dred_mixed {
+    dred::datalog! {
+        pub struct Mixed;
+        @input pub struct Link(pub &'static str, pub &'static str);
+        pub struct Ready();
+        pub struct SelfLoop(pub &'static str);
+        pub struct Sym(pub &'static str, pub &'static str);
+        pub struct Path(pub &'static str, pub &'static str);
+        pub struct FromA(pub &'static str);
+        pub struct Cyclic();
+        Ready();
+        SelfLoop(x) <- Link(x, x);
+        Sym(x, y) <- Link(x, y), Link(y, x);
+        Path(x, y) <- Ready(), Link(x, y);
+        Path(x, z) <- Path(x, y), Link(y, z);
+        FromA(y) <- Path("a", y);
+        Cyclic() <- Path(x, x);
+    }
+}
+
+mod crepe_mixed {
+    use crepe::crepe;
+    crepe! {
+        @input
+        pub struct Link(pub &'static str, pub &'static str);
+        struct Ready();
+        @output
+        pub struct SelfLoop(pub &'static str);
+        @output
+        pub struct Sym(pub &'static str, pub &'static str);
+        @output
+        pub struct Path(pub &'static str, pub &'static str);
+        @output
+        pub struct FromA(pub &'static str);
+        @output
+        pub struct Cyclic();
+        Ready();
+        // crepe does not repeat a variable within an atom: the same rule, with an equality.
+        SelfLoop(x) <- Link(x, y), (x == y);
+        Sym(x, y) <- Link(x, y), Link(y, x);
+        Path(x, y) <- Ready(), Link(x, y);
+        Path(x, z) <- Path(x, y), Link(y, z);
+        FromA(y) <- Path("a", y);
+        Cyclic() <- Path(x, y), (x == y);
+    }
+}
+
+#[test]
+fn repeated_variables_zero_arity_and_string_constants_agree_with_crepe() {
+    use dred_mixed::*;
+    let name = |n: u32| NODE_NAMES[n as usize];
+    // Strings compare as names; encode them back to their node numbers for comparison.
+    let code = |s: &str| NODE_NAMES.iter().position(|n| *n == s).unwrap() as u32;
+    runner()
+        .run(&histories(), |(initial, batches)| {
+            let mut program = Mixed::new();
+            compare(
+                &initial,
+                &batches,
+                &mut program,
+                |p, deletions, insertions| {
+                    p.update(
+                        Batch::new()
+                            .delete_all(deletions.iter().map(|&(a, b)| Link(name(a), name(b))))
+                            .insert_all(insertions.iter().map(|&(a, b)| Link(name(a), name(b)))),
+                    );
+                },
+                |p| {
+                    vec![
+                        p.relation::<SelfLoop>()
+                            .iter()
+                            .map(|f| vec![code(f.0)])
+                            .collect(),
+                        p.relation::<Sym>()
+                            .iter()
+                            .map(|f| vec![code(f.0), code(f.1)])
+                            .collect(),
+                        p.relation::<Path>()
+                            .iter()
+                            .map(|f| vec![code(f.0), code(f.1)])
+                            .collect(),
+                        p.relation::<FromA>()
+                            .iter()
+                            .map(|f| vec![code(f.0)])
+                            .collect(),
+                        p.relation::<Cyclic>().iter().map(|_| vec![]).collect(),
+                    ]
+                },
+                |edges| {
+                    let mut peer = crepe_mixed::Crepe::new();
+                    peer.extend(
+                        edges
+                            .iter()
+                            .map(|&(a, b)| crepe_mixed::Link(name(a), name(b))),
+                    );
+                    let (self_loop, sym, path, from_a, cyclic) = peer.run();
+                    vec![
+                        self_loop.iter().map(|f| vec![code(f.0)]).collect(),
+                        sym.iter().map(|f| vec![code(f.0), code(f.1)]).collect(),
+                        path.iter().map(|f| vec![code(f.0), code(f.1)]).collect(),
+                        from_a.iter().map(|f| vec![code(f.0)]).collect(),
+                        cyclic.iter().map(|_| vec![]).collect(),
+                    ]
+                },
+            )
+        })
+        .unwrap();
+}
