@@ -1,6 +1,7 @@
 //! The seed's walkthrough: reachability on nine edges, one deletion maintained with
-//! delete-and-rederive, the wrong method that keeps self-supporting conclusions, the
-//! independent oracle's verdict, and an insertion that brings a fresh constant.
+//! delete-and-rederive and explained, the wrong method that keeps self-supporting
+//! conclusions, the independent oracle's verdict, and an insertion that brings a fresh
+//! constant.
 //!
 //! Run it with `cargo run --example walkthrough`.
 
@@ -11,7 +12,7 @@ use std::collections::BTreeSet;
 
 use dred::runtime::oracle::least_model;
 use dred::runtime::{FactSets, GroundFact, Program};
-use dred::Batch;
+use dred::{Batch, Trace};
 
 dred::datalog! {
     /// Positive-length reachability, the seed's first example.
@@ -73,7 +74,7 @@ fn main() {
 
     let before = ground(&program);
     println!("\n2. Delete the input fact E(a,b). DRed's trace, phase by phase:");
-    let report = program.update(Batch::new().delete(E("a", "b")));
+    let report = program.update_with(Batch::new().delete(E("a", "b")), Trace::Explained);
     print!("{}", indent(&report.to_string()));
     println!(
         "   Over-deletion withdrew every conclusion that touched E(a,b) — R(a,d) too, although\n   \
@@ -95,6 +96,22 @@ fn main() {
         } else {
             "never entered"
         }
+    );
+
+    println!("\n   Why does R(a,d) still hold? Its proof, grounded in input facts:");
+    let proof = program.explain(R("a", "d")).expect("R(a,d) holds");
+    print!("{}", indent(&proof.to_string()));
+    println!("   Why was R(a,c) withdrawn? The update's explanation of over-deletion says:");
+    for line in report
+        .explained()
+        .lines()
+        .filter(|l| l.contains(": R(a,c)"))
+    {
+        println!("    {line}");
+    }
+    println!(
+        "   and nothing restored it: {}",
+        program.explain(R("a", "c")).expect_err("R(a,c) is gone")
     );
 
     let deleted: BTreeSet<GroundFact> = report.net_delete.ground().into_iter().collect();

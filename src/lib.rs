@@ -132,6 +132,36 @@
 //! relations. The [`UpdateReport`] holds every round's facts (or only their counts, with
 //! [`Trace::Counts`]); its `Display` prints the canonical trace lines.
 //!
+//! ## Explanations
+//!
+//! `program.explain(fact)` returns a finite proof tree grounded in input facts and the
+//! program's own facts, or [`runtime::NotDerived`] when the fact does not hold. Proofs are
+//! well-founded: each step uses only facts of strictly earlier semi-naive rounds, so
+//! conclusions that merely support each other never prove themselves. Nothing is stored
+//! for this while updating; an explainer recomputes the rounds once when asked
+//! (`program.explainer()` explains many facts for that one cost).
+//!
+//! `update_with(batch, Trace::Explained)` also records, for each fact of each round, the
+//! rule instance that put it there, and for over-deletion the fact of the previous round
+//! that pulled it in; [`UpdateReport::explained`] prints them.
+//!
+//! ```
+//! use dred::{Batch, Trace};
+//! dred::datalog! {
+//!     pub struct Graph;
+//!     @input pub struct E(pub &'static str, pub &'static str);
+//!     pub struct R(pub &'static str, pub &'static str);
+//!     R(x, y) <- E(x, y);
+//!     R(x, z) <- R(x, y), R(y, z);
+//! }
+//! let edges = [("a", "b"), ("a", "e"), ("b", "c"), ("c", "b"), ("c", "d"), ("e", "d")];
+//! let (mut graph, _) = Graph::materialize(Batch::new().insert_all(edges.map(|(a, b)| E(a, b))));
+//! let report = graph.update_with(Batch::new().delete(E("a", "b")), Trace::Explained);
+//! assert!(report.explained().contains("overdelete 3: R(a,c) <- R(a,b), R(b,c)  (pulled in by R(a,b))"));
+//! assert!(graph.explain(R("a", "d")).unwrap().to_string().starts_with("R(a,d) <- R(a,e), R(e,d)"));
+//! assert!(graph.explain(R("a", "c")).is_err());
+//! ```
+//!
 //! ## Facts from files, and an existing materialization
 //!
 //! [`io::read_input_dir`] reads `<Relation>.facts` files (tab-separated, one fact per line);

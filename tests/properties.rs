@@ -8,7 +8,7 @@
 mod common;
 
 use common::*;
-use dred::runtime::{Batch, GroundFact, Program};
+use dred::runtime::{Batch, FactSets, GroundFact, Program};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 
@@ -115,7 +115,7 @@ fn check_history<P: Program>(
             &deletions,
             &insertions,
         );
-        let report = dred::runtime::maintain::update(&mut program, batch, dred::Trace::Rounds);
+        let report = dred::runtime::maintain::update(&mut program, batch, dred::Trace::Explained);
         let actual = engine_trace(&report, ground_set(&program.all_facts()));
         prop_assert_eq!(
             &actual,
@@ -130,6 +130,108 @@ fn check_history<P: Program>(
             "batch {} differs from the oracle",
             k + 1
         );
+        check_witnesses::<P>(&report, &old_model, &expected).map_err(TestCaseError::fail)?;
+        check_explanations(&program, &report).map_err(TestCaseError::fail)?;
+    }
+    Ok(())
+}
+
+type FactOf<P> = dred::runtime::Fact<P>;
+
+/// Every witness of an explained update is an instance of its rule over the facts that held
+/// when its round was decided, and over-deletion names a fact of the previous round.
+fn check_witnesses<P: Program>(
+    report: &dred::UpdateReport<P::Facts>,
+    old_model: &Facts,
+    trace: &ReferenceTrace,
+) -> Result<(), String> {
+    let ground = |f: &FactOf<P>| parse_fact(&f.to_string());
+    let check = |w: &dred::runtime::Witness<FactOf<P>>, held: &dyn Fn(&GroundFact) -> bool| {
+        let body: Vec<GroundFact> = w.body.iter().map(ground).collect();
+        check_instance(P::RULES, w.rule, &ground(&w.fact), &body)?;
+        match body.iter().find(|b| !held(b)) {
+            Some(b) => Err(format!("{} cites {b}, which did not hold then", w.fact)),
+            None => Ok(()),
+        }
+    };
+    let mut witnessed = 0;
+    for (r, round) in report.overdelete.rounds.iter().enumerate() {
+        for w in round.witnesses.iter().flatten() {
+            check(w, &|f| old_model.contains(f))?;
+            let cause = ground(w.pulled_in_by.as_ref().ok_or("no cause named")?);
+            let in_body = w.body.iter().any(|b| ground(b) == cause);
+            if !trace.overdelete[r - 1].contains(&cause) || !in_body {
+                return Err(format!(
+                    "{} pulled in by {cause}: not a body fact of round {r}",
+                    w.fact
+                ));
+            }
+            witnessed += 1;
+        }
+    }
+    let mut held: Facts = old_model
+        .iter()
+        .filter(|f| !trace.overdelete.iter().any(|round| round.contains(*f)))
+        .cloned()
+        .collect();
+    for (k, round) in report.rederive.iter().flat_map(|p| &p.rounds).enumerate() {
+        for w in round.witnesses.iter().flatten() {
+            check(w, &|f| held.contains(f))?;
+            witnessed += 1;
+        }
+        held.extend(trace.rederive.as_ref().unwrap()[k].iter().cloned());
+    }
+    held.extend(trace.net_insert.iter().cloned());
+    for (r, round) in report.insert.rounds.iter().enumerate() {
+        for w in round.witnesses.iter().flatten() {
+            check(w, &|f| held.contains(f))?;
+            if !w
+                .body
+                .iter()
+                .any(|b| trace.insert[r - 1].contains(&ground(b)))
+            {
+                return Err(format!("{} uses no fact of insert round {r}", w.fact));
+            }
+            witnessed += 1;
+        }
+        if r > 0 {
+            held.extend(trace.insert[r].iter().cloned());
+        }
+    }
+    let entered = report
+        .overdelete
+        .total()
+        .saturating_sub(report.net_delete.len())
+        + report.rederived()
+        + report
+            .insert
+            .total()
+            .saturating_sub(report.net_insert.len());
+    if witnessed != entered {
+        return Err(format!("{witnessed} witnesses for {entered} facts"));
+    }
+    Ok(())
+}
+
+/// Every derived fact has a checked proof; withdrawn facts get "not derived".
+fn check_explanations<P: Program>(
+    program: &P,
+    report: &dred::UpdateReport<P::Facts>,
+) -> Result<(), String> {
+    let mut explainer = dred::runtime::Explainer::new(program);
+    for fact in program.all_facts().derived_part().to_vec() {
+        let proof = explainer.explain(&fact).map_err(|e| e.to_string())?;
+        check_proof(program, &proof, &mut Vec::new())?;
+    }
+    let withdrawn = report
+        .overdeleted_derived
+        .facts
+        .iter()
+        .flat_map(|f| f.to_vec());
+    for fact in withdrawn.filter(|f| !program.holds(f)) {
+        if explainer.explain(&fact).is_ok() {
+            return Err(format!("{fact} was withdrawn but has a proof"));
+        }
     }
     Ok(())
 }

@@ -45,6 +45,16 @@ impl<'a> Context<'a> {
         }
     }
 
+    /// `*` where a `match` on a reference to the fact enum must see that it has no variants
+    /// (a program without relations); nothing otherwise.
+    fn empty_deref(&self) -> TokenStream {
+        if self.program.relations.is_empty() {
+            quote!(*)
+        } else {
+            quote!()
+        }
+    }
+
     fn relation(&self, index: usize) -> &ir::Relation {
         &self.program.relations[index]
     }
@@ -137,7 +147,9 @@ impl<'a> Context<'a> {
 
     fn fact_sets(&self) -> TokenStream {
         let rt = &self.rt;
+        let empty_deref = self.empty_deref();
         let (vis, program, facts) = (&self.program.vis, &self.program.name, &self.facts);
+        let fact_enum = &self.fact_enum;
         let names: Vec<&Ident> = self.program.relations.iter().map(|r| &r.name).collect();
         let doc = format!(
             "One set of facts per relation of [`{program}`]: the shape of update batches, rounds and report entries."
@@ -172,6 +184,8 @@ impl<'a> Context<'a> {
             #vis struct #facts { #(#[doc = "Facts of this relation."] pub #names: #rt::FactSet<#names>,)* }
 
             impl #rt::FactSets for #facts {
+                type Fact = #fact_enum;
+
                 fn len(&self) -> usize { 0 #(+ self.#names.len())* }
                 fn union_with(&mut self, other: &Self) {
                     #(#rt::program::union_sets(&mut self.#names, &other.#names);)*
@@ -188,6 +202,17 @@ impl<'a> Context<'a> {
                     #(#rt::program::extend_ground(&mut ground, &self.#sorted);)*
                     ground
                 }
+                fn to_vec(&self) -> ::std::vec::Vec<#fact_enum> {
+                    let mut facts = ::std::vec::Vec::with_capacity(#rt::FactSets::len(self));
+                    #(facts.extend(#rt::program::sorted(&self.#sorted).into_iter().cloned().map(#fact_enum::#sorted));)*
+                    facts
+                }
+                fn contains_fact(&self, fact: &#fact_enum) -> bool {
+                    match #empty_deref fact { #(#fact_enum::#names(fact) => self.#names.contains(fact),)* }
+                }
+                fn insert_fact(&mut self, fact: #fact_enum) {
+                    match fact { #(#fact_enum::#names(fact) => { self.#names.insert(fact); })* }
+                }
                 fn insert_text(&mut self, relation: &str, values: &[&str]) -> ::std::result::Result<(), #rt::text::FieldError> {
                     match relation {
                         #(#text_arms)*
@@ -202,6 +227,8 @@ impl<'a> Context<'a> {
     }
 
     fn fact_enum(&self) -> TokenStream {
+        let rt = &self.rt;
+        let empty_deref = self.empty_deref();
         let (vis, program, fact_enum) = (&self.program.vis, &self.program.name, &self.fact_enum);
         let names: Vec<&Ident> = self.program.relations.iter().map(|r| &r.name).collect();
         let doc = format!("A fact of any relation of [`{program}`].");
@@ -215,11 +242,24 @@ impl<'a> Context<'a> {
                     fn from(fact: #names) -> Self { #fact_enum::#names(fact) }
                 }
             )*
+
+            /// `Name(v1,v2)`, values as the trace format renders them.
+            impl ::std::fmt::Display for #fact_enum {
+                fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                    match #empty_deref self {
+                        #(#fact_enum::#names(fact) => ::std::write!(
+                            f, "{}({})", <#names as #rt::Record>::NAME,
+                            #rt::Record::render_values(fact).join(",")
+                        ),)*
+                    }
+                }
+            }
         }
     }
 
     fn program_impl(&self) -> TokenStream {
         let rt = &self.rt;
+        let empty_deref = self.empty_deref();
         let (program, facts) = (&self.program.name, &self.facts);
         let relations = &self.program.relations;
         let names: Vec<&Ident> = relations.iter().map(|r| &r.name).collect();
@@ -295,6 +335,17 @@ impl<'a> Context<'a> {
             .iter()
             .enumerate()
             .map(|(i, rule)| self.rule_fns(i, rule));
+        let fact_enum = &self.fact_enum;
+        let input_flags = relations.iter().map(|r| r.input);
+        let instance_fns = (0..relations.len()).map(|r| {
+            self.program
+                .rules
+                .iter()
+                .enumerate()
+                .filter(|(_, rule)| rule.head.relation == r)
+                .map(|(i, _)| format_ident!("instances_rule_{}", i))
+                .collect::<Vec<_>>()
+        });
         quote! {
             #[automatically_derived]
             impl #rt::Program for #program {
@@ -338,6 +389,16 @@ impl<'a> Context<'a> {
                     let mut derived = <#facts as ::std::default::Default>::default();
                     #(#derivable)*
                     derived
+                }
+                fn is_input(fact: &#fact_enum) -> bool {
+                    match #empty_deref fact { #(#fact_enum::#names(_) => #input_flags,)* }
+                }
+                fn holds(&self, fact: &#fact_enum) -> bool {
+                    match #empty_deref fact { #(#fact_enum::#names(fact) => self.#names.contains(fact),)* }
+                }
+                #[allow(unused_variables)]
+                fn instances(&self, head: &#fact_enum, visit: &mut dyn FnMut(usize, &[#fact_enum]) -> bool) -> bool {
+                    match #empty_deref head { #(#fact_enum::#names(head) => false #(|| self.#instance_fns(head, visit))*,)* }
                 }
             }
 
@@ -422,8 +483,36 @@ impl<'a> Context<'a> {
         let derives = format_ident!("derives_rule_{}", index);
         let head_match = self.head_match(rule);
         let body = self.join_code(rule, &plan.derive, 0, &quote!(return true;));
+
+        let instances = format_ident!("instances_rule_{}", index);
+        let fact_enum = &self.fact_enum;
+        let body_facts = (0..rule.body.len()).map(|position| {
+            let step = plan
+                .derive
+                .steps
+                .iter()
+                .position(|s| s.atom == position)
+                .expect("every body atom has a step");
+            let row = format_ident!("row{}", step);
+            let relation = &self.relation(rule.body[position].relation).name;
+            quote!(#fact_enum::#relation(::std::clone::Clone::clone(#row)))
+        });
+        let visit = quote! {
+            if visit(#index, &[#(#body_facts),*]) {
+                return true;
+            }
+        };
+        let enumerate = self.join_code(rule, &plan.derive, 0, &visit);
         quote! {
             #fire
+
+            #[doc = #doc]
+            #[inline(never)]
+            fn #instances(&self, head: &#head_relation, visit: &mut dyn FnMut(usize, &[#fact_enum]) -> bool) -> bool {
+                #head_match
+                #enumerate
+                false
+            }
 
             #[doc = #doc]
             #[inline(never)]
@@ -634,7 +723,7 @@ impl<'a> Context<'a> {
 
     fn inherent_impl(&self) -> TokenStream {
         let rt = &self.rt;
-        let (program, facts) = (&self.program.name, &self.facts);
+        let (program, facts, fact_enum) = (&self.program.name, &self.facts, &self.fact_enum);
         quote! {
             #[allow(dead_code)]
             impl #program {
@@ -687,6 +776,22 @@ impl<'a> Context<'a> {
                 /// requires. See [`Self::verify`].
                 pub fn from_facts_unchecked(facts: &#facts) -> Self {
                     #rt::maintain::from_facts_unchecked(facts)
+                }
+
+                /// A well-founded proof of why `fact` holds (an indented tree when displayed),
+                /// or [`NotDerived`](#rt::NotDerived) if it does not. Each call recomputes
+                /// the ranks it needs; use [`Self::explainer`] to explain many facts.
+                pub fn explain(
+                    &self,
+                    fact: impl ::std::convert::Into<#fact_enum>,
+                ) -> ::std::result::Result<::std::rc::Rc<#rt::Proof<#fact_enum>>, #rt::NotDerived<#fact_enum>> {
+                    #rt::Explainer::new(self).explain(&fact.into())
+                }
+
+                /// An explainer for the current facts: ranks them once, then proves any number
+                /// of facts, sharing subproofs.
+                pub fn explainer(&self) -> #rt::Explainer<'_, Self> {
+                    #rt::Explainer::new(self)
                 }
 
                 /// Checks by full recomputation that the derived facts are exactly the least

@@ -9,6 +9,7 @@
 
 #![warn(missing_docs)]
 
+pub mod explain;
 pub mod io;
 pub mod maintain;
 pub mod oracle;
@@ -17,11 +18,12 @@ pub mod relation;
 pub mod report;
 pub mod text;
 
+pub use explain::{Explainer, Justification, NotDerived, Proof};
 pub use maintain::{Batch, Mismatch};
 pub use program::{
-    Admit, AtomInfo, FactSets, HasRelation, InputFact, Program, Record, RelationInfo, RuleInfo,
-    TermInfo,
+    Admit, AtomInfo, Fact, FactSets, HasRelation, InputFact, Program, Record, RelationInfo,
+    RuleInfo, TermInfo,
 };
 pub use relation::{key_hash, FactSet, Relation, Tuple};
-pub use report::{Phase, Round, Trace, UpdateReport};
+pub use report::{Phase, Round, Trace, UpdateReport, Witness};
 pub use text::{GroundFact, TextError};

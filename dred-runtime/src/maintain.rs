@@ -7,8 +7,8 @@
 
 use std::time::Instant;
 
-use crate::program::{Admit, FactSets, InputFact, Program};
-use crate::report::{Phase, Round, Trace, UpdateReport};
+use crate::program::{Admit, Fact, FactSets, InputFact, Program};
+use crate::report::{Phase, Round, Trace, UpdateReport, Witness};
 use crate::text::{FieldError, GroundFact, TextError};
 
 /// An update batch of input facts: deletions first, then insertions.
@@ -62,6 +62,14 @@ impl<F: FactSets> Batch<F> {
             .into_iter()
             .for_each(|f| f.add_to(&mut self.insertions));
         self
+    }
+
+    /// A batch inserting `insertions`.
+    pub(crate) fn inserting(insertions: F) -> Self {
+        Batch {
+            deletions: F::default(),
+            insertions,
+        }
     }
 
     /// The facts to delete, as given.
@@ -146,9 +154,10 @@ pub fn update<P: Program>(
         report.overdeleted_derived = Round {
             len: overdeleted.len(),
             facts: None,
+            witnesses: None,
         };
         if !overdeleted.is_empty() {
-            if trace == Trace::Rounds {
+            if trace != Trace::Counts {
                 report.overdeleted_derived.facts = Some(overdeleted.clone());
             }
             let started = Instant::now();
@@ -178,15 +187,18 @@ fn overdelete_phase<P: Program>(
 ) -> P::Facts {
     let mut overdeleted = net_delete.clone();
     let mut frontier = net_delete;
+    let mut frontier_witnesses = None;
     loop {
         let mut next = P::Facts::default();
         program.fire(&frontier, Admit::NotIn(&overdeleted), &mut next);
-        phase.record(frontier, trace);
+        let next_witnesses = witnesses(program, &next, Some(&frontier), true, trace);
+        phase.record(frontier, trace, frontier_witnesses);
         if next.is_empty() {
             break;
         }
         overdeleted.union_with(&next);
         frontier = next;
+        frontier_witnesses = next_witnesses;
     }
     program.remove_facts(&overdeleted);
     overdeleted.derived_part()
@@ -203,19 +215,22 @@ fn rederive_phase<P: Program>(
     trace: Trace,
 ) {
     let mut restored = program.derivable(&pending);
+    let mut restored_witnesses = witnesses(program, &restored, None, false, trace);
     while !restored.is_empty() {
         program.insert_facts(&restored);
         pending.subtract(&restored);
         let mut next = P::Facts::default();
         program.fire(&restored, Admit::In(&pending), &mut next);
-        phase.record(restored, trace);
+        let next_witnesses = witnesses(program, &next, None, false, trace);
+        phase.record(restored, trace, restored_witnesses);
         restored = next;
+        restored_witnesses = next_witnesses;
     }
-    phase.record(restored, trace);
+    phase.record(restored, trace, restored_witnesses);
 }
 
-/// Semi-naive insertion: `delta` (already in the relations) is round 1; each next round is
-/// the heads not yet held of instances using a fact of the previous round.
+/// Semi-naive insertion: `delta` is round 1; each next round is the heads not yet held of
+/// instances using a fact of the previous round.
 fn insert_phase<P: Program>(
     program: &mut P,
     mut delta: P::Facts,
@@ -226,16 +241,56 @@ fn insert_phase<P: Program>(
         return;
     }
     program.insert_facts(&delta);
+    let mut delta_witnesses = None;
     loop {
         let mut next = P::Facts::default();
         program.fire(&delta, Admit::Absent, &mut next);
-        phase.record(delta, trace);
+        let next_witnesses = witnesses(program, &next, Some(&delta), false, trace);
+        phase.record(delta, trace, delta_witnesses);
         if next.is_empty() {
             return;
         }
         program.insert_facts(&next);
         delta = next;
+        delta_witnesses = next_witnesses;
     }
+}
+
+/// With [`Trace::Explained`], for each fact of a round just decided, an instance over the
+/// current relations that derives it (using a fact of `trigger`, when given). Called before
+/// the round's facts join the relations, so the instance is one the round could use.
+fn witnesses<P: Program>(
+    program: &P,
+    round: &P::Facts,
+    trigger: Option<&P::Facts>,
+    name_trigger: bool,
+    trace: Trace,
+) -> Option<Vec<Witness<Fact<P>>>> {
+    if trace != Trace::Explained {
+        return None;
+    }
+    let explain = |fact: Fact<P>| {
+        let mut found = None;
+        program.instances(&fact, &mut |rule, body| {
+            let cause = match trigger {
+                None => None,
+                Some(trigger) => match body.iter().find(|b| trigger.contains_fact(b)) {
+                    Some(cause) => Some(cause.clone()),
+                    None => return false,
+                },
+            };
+            found = Some((rule, body.to_vec(), cause));
+            true
+        });
+        let (rule, body, cause) = found.expect("a round's fact has an instance that put it there");
+        Witness {
+            fact,
+            rule,
+            body,
+            pulled_in_by: cause.filter(|_| name_trigger),
+        }
+    };
+    Some(round.to_vec().into_iter().map(explain).collect())
 }
 
 /// Builds a program from all its facts (inputs and derived) without checking them.
@@ -285,13 +340,7 @@ pub fn verify<P: Program>(program: &P) -> Result<(), Mismatch> {
     let held = program.all_facts();
     let mut inputs = held.clone();
     inputs.subtract(&held.derived_part());
-    let (fresh, _) = materialize::<P>(
-        Batch {
-            deletions: P::Facts::default(),
-            insertions: inputs,
-        },
-        Trace::Counts,
-    );
+    let (fresh, _) = materialize::<P>(Batch::inserting(inputs), Trace::Counts);
     let mut missing = fresh.all_facts();
     missing.subtract(&held);
     let mut unfounded = held;

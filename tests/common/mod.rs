@@ -366,3 +366,69 @@ pub fn engine_trace<F: FactSets>(
         final_model,
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// Checking explanations against the rules as written.
+
+/// Whether `head <- body` is an instance of rule `rule` (one consistent substitution).
+pub fn check_instance(
+    rules: &[RuleInfo],
+    rule: usize,
+    head: &GroundFact,
+    body: &[GroundFact],
+) -> Result<(), String> {
+    let info = &rules[rule];
+    let shown = || {
+        let body: Vec<String> = body.iter().map(ToString::to_string).collect();
+        format!("{head} <- {} as `{}`", body.join(", "), info.text)
+    };
+    if info.body.len() != body.len() {
+        return Err(format!("wrong body length: {}", shown()));
+    }
+    let mut env = Some(BTreeMap::new());
+    for (atom, fact) in std::iter::once(&info.head)
+        .chain(info.body)
+        .zip(std::iter::once(head).chain(body))
+    {
+        if atom.relation != fact.relation {
+            return Err(format!("relation mismatch: {}", shown()));
+        }
+        env = env.and_then(|env| bind(atom, fact, &env));
+    }
+    env.map(|_| ())
+        .ok_or_else(|| format!("not an instance: {}", shown()))
+}
+
+/// Checks a proof: every node holds, inputs are input facts, every rule node is an instance
+/// of its rule over the facts proven below it, and no fact repeats on a root-to-leaf path.
+pub fn check_proof<P: Program>(
+    program: &P,
+    proof: &dred::runtime::Proof<dred::runtime::Fact<P>>,
+    path: &mut Vec<String>,
+) -> Result<(), String> {
+    use dred::runtime::Justification;
+    let name = proof.fact.to_string();
+    if path.contains(&name) {
+        return Err(format!("{name} repeats on the path {path:?}"));
+    }
+    if !program.holds(&proof.fact) {
+        return Err(format!("{name} is in a proof but does not hold"));
+    }
+    match &proof.justification {
+        Justification::Input if P::is_input(&proof.fact) => Ok(()),
+        Justification::Input => Err(format!("{name} is derived, not an input")),
+        Justification::Rule { rule, body, .. } => {
+            let facts: Vec<GroundFact> = body
+                .iter()
+                .map(|p| parse_fact(&p.fact.to_string()))
+                .collect();
+            check_instance(P::RULES, *rule, &parse_fact(&name), &facts)?;
+            path.push(name);
+            for sub in body {
+                check_proof(program, sub, path)?;
+            }
+            path.pop();
+            Ok(())
+        }
+    }
+}
