@@ -132,6 +132,40 @@
 //! relations. The [`UpdateReport`] holds every round's facts (or only their counts, with
 //! [`Trace::Counts`]); its `Display` prints the canonical trace lines.
 //!
+//! ## Queries: magic sets
+//!
+//! `@query Name = Relation(args);` generates a second program, `Name`, that derives only
+//! what the query needs: the magic-set rewrite with adorned copies of the relations the query
+//! reaches (`Reach_bf`: b = bound, f = free), a demand relation per adorned relation
+//! (`demand_Reach_bf`), left-to-right sideways information passing, and the query's seed as
+//! a fact. Constants are bound at compile time; an identifier is bound at run time through
+//! a generated input relation `NameAsk`, so asking and withdrawing a question are ordinary
+//! updates. DRed maintains demand and answers together: a demand that only a deleted path
+//! supported is withdrawn with the answers it alone supported. The generated relations live
+//! in a module named after the query (`from_a::R_bf`); `Name::RULES_TEXT` shows the rewrite,
+//! `answers()` returns the answers as the original relation's type, and the original
+//! program is unchanged.
+//!
+//! ```
+//! use dred::Batch;
+//! dred::datalog! {
+//!     pub struct Graph;
+//!     @input pub struct E(pub u32, pub u32);
+//!     pub struct R(pub u32, pub u32);
+//!     R(x, y) <- E(x, y);
+//!     R(x, z) <- R(x, y), R(y, z);
+//!     @query pub FromOne = R(1, _);
+//!     @query pub From = R(source, _);
+//! }
+//! assert!(FromOne::RULES_TEXT.starts_with("demand_R_bf(1);\nR_bf(x, y) <- demand_R_bf(x), E(x, y);"));
+//! let edges = [E(1, 2), E(2, 3), E(7, 8)];
+//! let (mut query, _) = From::materialize(Batch::new().insert_all(edges).insert(FromAsk(2)));
+//! assert_eq!(query.answers(), [R(2, 3)]);
+//! assert!(query.relation::<from::R_bf>().iter().all(|r| r.0 != 7)); // never demanded
+//! query.update(Batch::new().delete(FromAsk(2)).insert(FromAsk(1)));
+//! assert_eq!(query.answers(), [R(1, 2), R(1, 3)]);
+//! ```
+//!
 //! ## Explanations
 //!
 //! `program.explain(fact)` returns a finite proof tree grounded in input facts and the

@@ -28,6 +28,7 @@ pub fn check(items: Vec<Item>, errors: &mut Errors) -> Option<ir::Program> {
     let mut program: Option<syntax::ProgramDecl> = None;
     let mut relations: Vec<ir::Relation> = Vec::new();
     let mut rules = Vec::new();
+    let mut queries = Vec::new();
 
     for item in items {
         match item {
@@ -55,6 +56,7 @@ pub fn check(items: Vec<Item>, errors: &mut Errors) -> Option<ir::Program> {
                 relations.push(check_relation(decl, errors));
             }
             Item::Rule(rule) => rules.push(rule),
+            Item::Query(query) => queries.push(query),
         }
     }
 
@@ -86,6 +88,25 @@ pub fn check(items: Vec<Item>, errors: &mut Errors) -> Option<ir::Program> {
         .filter_map(|rule| checker.check_rule(rule, errors))
         .collect();
 
+    let mut query_names: Vec<Ident> = Vec::new();
+    let queries: Vec<ir::Query> = queries
+        .into_iter()
+        .filter_map(|query| {
+            let name = &query.name;
+            let taken = *name == program.name
+                || relations.iter().any(|r| r.name == *name)
+                || query_names.contains(name);
+            if taken {
+                errors.push(
+                    name.span(),
+                    format!("`{name}` is already the name of the program, a relation or a query"),
+                );
+            }
+            query_names.push(name.clone());
+            checker.check_query(query, errors)
+        })
+        .collect();
+
     if !errors.is_empty() {
         return None;
     }
@@ -95,6 +116,8 @@ pub fn check(items: Vec<Item>, errors: &mut Errors) -> Option<ir::Program> {
         name: program.name,
         relations,
         rules,
+        queries,
+        answers: None,
     })
 }
 
@@ -133,6 +156,8 @@ fn check_relation(decl: syntax::RelationDecl, errors: &mut Errors) -> ir::Relati
         name: decl.name,
         input: decl.input.is_some(),
         columns,
+        external: false,
+        module: None,
     }
 }
 
@@ -264,6 +289,49 @@ impl RuleChecker<'_> {
             body,
             text,
             vars: names,
+        })
+    }
+
+    fn check_query(&self, query: syntax::QueryDecl, errors: &mut Errors) -> Option<ir::Query> {
+        let relation = self.relation_of(&query.atom, errors)?;
+        let info = &self.relations[relation];
+        if info.input {
+            errors.push(
+                query.atom.relation.span(),
+                format!(
+                    "`{}` is an input relation: a query asks for derived facts (read input facts with `relation::<{}>()`)",
+                    info.name, info.name
+                ),
+            );
+            return None;
+        }
+        let args = query
+            .atom
+            .args
+            .iter()
+            .zip(&info.columns)
+            .map(|(term, column)| match term {
+                Term::Wildcard(_) => ir::QueryArg::Free,
+                Term::Var(name) => ir::QueryArg::Param(name.clone()),
+                Term::Const(constant) => {
+                    check_constant(constant, column, errors);
+                    ir::QueryArg::Const(ir::Const {
+                        expr: constant.expr.clone(),
+                        text: canonical_text(&constant.kind),
+                    })
+                }
+                Term::Invalid { span, kind } => {
+                    errors.push(*span, invalid_term_message(*kind));
+                    ir::QueryArg::Free
+                }
+            })
+            .collect();
+        Some(ir::Query {
+            attrs: query.attrs,
+            vis: query.vis,
+            name: query.name,
+            relation,
+            args,
         })
     }
 

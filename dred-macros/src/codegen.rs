@@ -10,14 +10,40 @@ use crate::plan::{Access, ColumnUse, Join, Plan, Step};
 
 pub fn generate(program: &ir::Program, plan: &Plan) -> TokenStream {
     let cx = Context::new(program, plan);
-    let relation_structs = program.relations.iter().map(|r| cx.relation_struct(r));
+    let own = |module: Option<&Ident>| {
+        let structs = program
+            .relations
+            .iter()
+            .filter(move |r| !r.external && r.module.as_ref() == module)
+            .map(|r| cx.relation_struct(r));
+        quote!(#(#structs)*)
+    };
+    let mut relation_structs = own(None);
+    if let Some(module) = program.relations.iter().find_map(|r| r.module.as_ref()) {
+        let structs = own(Some(module));
+        let vis = &program.vis;
+        let doc = format!(
+            " The relations the magic-set rewrite `{}` generates.",
+            program.name
+        );
+        relation_structs.extend(quote! {
+            #[doc = #doc]
+            #vis mod #module {
+                #[allow(unused_imports)]
+                use super::*;
+                #structs
+            }
+        });
+    }
     let program_type = cx.program_type();
     let fact_sets = cx.fact_sets();
     let fact_enum = cx.fact_enum();
     let program_impl = cx.program_impl();
     let inherent = cx.inherent_impl();
+    let answers = program.answers.as_ref().map(|a| cx.answers_impl(a));
     quote! {
-        #(#relation_structs)*
+        #answers
+        #relation_structs
         #program_type
         #fact_sets
         #fact_enum
@@ -53,6 +79,19 @@ impl<'a> Context<'a> {
         } else {
             quote!()
         }
+    }
+
+    /// The relation's struct as a type path (a query's relations live in its module).
+    fn ty(&self, relation: &ir::Relation) -> TokenStream {
+        let name = &relation.name;
+        match &relation.module {
+            Some(module) => quote!(#module::#name),
+            None => quote!(#name),
+        }
+    }
+
+    fn tys(&self) -> Vec<TokenStream> {
+        self.program.relations.iter().map(|r| self.ty(r)).collect()
     }
 
     fn relation(&self, index: usize) -> &ir::Relation {
@@ -134,8 +173,8 @@ impl<'a> Context<'a> {
             attrs, vis, name, ..
         } = self.program;
         let fields = self.program.relations.iter().map(|r| {
-            let field = &r.name;
-            quote!(#field: #rt::Relation<#field>)
+            let (field, ty) = (&r.name, self.ty(r));
+            quote!(#field: #rt::Relation<#ty>)
         });
         quote! {
             #(#attrs)*
@@ -151,6 +190,7 @@ impl<'a> Context<'a> {
         let (vis, program, facts) = (&self.program.vis, &self.program.name, &self.facts);
         let fact_enum = &self.fact_enum;
         let names: Vec<&Ident> = self.program.relations.iter().map(|r| &r.name).collect();
+        let tys = self.tys();
         let doc = format!(
             "One set of facts per relation of [`{program}`]: the shape of update batches, rounds and report entries."
         );
@@ -168,11 +208,11 @@ impl<'a> Context<'a> {
             .map(|r| &self.relation(r).name)
             .collect();
         let text_arms = self.program.relations.iter().map(|r| {
-            let name = &r.name;
+            let (name, ty) = (&r.name, self.ty(r));
             let text = name.to_string();
             quote! {
                 #text => {
-                    self.#name.insert(<#name as #rt::Record>::parse_text(values)?);
+                    self.#name.insert(<#ty as #rt::Record>::parse_text(values)?);
                     ::std::result::Result::Ok(())
                 }
             }
@@ -181,7 +221,7 @@ impl<'a> Context<'a> {
             #[doc = #doc]
             #[allow(non_snake_case)]
             #[derive(Default, Clone, Debug)]
-            #vis struct #facts { #(#[doc = "Facts of this relation."] pub #names: #rt::FactSet<#names>,)* }
+            #vis struct #facts { #(#[doc = "Facts of this relation."] pub #names: #rt::FactSet<#tys>,)* }
 
             impl #rt::FactSets for #facts {
                 type Fact = #fact_enum;
@@ -231,15 +271,17 @@ impl<'a> Context<'a> {
         let empty_deref = self.empty_deref();
         let (vis, program, fact_enum) = (&self.program.vis, &self.program.name, &self.fact_enum);
         let names: Vec<&Ident> = self.program.relations.iter().map(|r| &r.name).collect();
+        let tys = self.tys();
         let doc = format!("A fact of any relation of [`{program}`].");
         quote! {
             #[doc = #doc]
+            #[allow(non_camel_case_types)]
             #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
-            #vis enum #fact_enum { #(#[doc = "A fact of this relation."] #names(#names),)* }
+            #vis enum #fact_enum { #(#[doc = "A fact of this relation."] #names(#tys),)* }
 
             #(
-                impl ::std::convert::From<#names> for #fact_enum {
-                    fn from(fact: #names) -> Self { #fact_enum::#names(fact) }
+                impl ::std::convert::From<#tys> for #fact_enum {
+                    fn from(fact: #tys) -> Self { #fact_enum::#names(fact) }
                 }
             )*
 
@@ -248,7 +290,7 @@ impl<'a> Context<'a> {
                 fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                     match #empty_deref self {
                         #(#fact_enum::#names(fact) => ::std::write!(
-                            f, "{}({})", <#names as #rt::Record>::NAME,
+                            f, "{}({})", <#tys as #rt::Record>::NAME,
                             #rt::Record::render_values(fact).join(",")
                         ),)*
                     }
@@ -263,7 +305,9 @@ impl<'a> Context<'a> {
         let (program, facts) = (&self.program.name, &self.facts);
         let relations = &self.program.relations;
         let names: Vec<&Ident> = relations.iter().map(|r| &r.name).collect();
-        let inputs = relations.iter().filter(|r| r.input).map(|r| &r.name);
+        let tys = self.tys();
+        let input_names = relations.iter().filter(|r| r.input).map(|r| &r.name);
+        let input_tys = relations.iter().filter(|r| r.input).map(|r| self.ty(r));
         let infos = relations.iter().map(|r| {
             let name = r.name.to_string();
             let columns = r.columns.iter().map(|c| &c.ty_text);
@@ -272,10 +316,10 @@ impl<'a> Context<'a> {
         });
         let rules = self.program.rules.iter().map(|rule| self.rule_info(rule));
         let empties = relations.iter().enumerate().map(|(r, relation)| {
-            let name = &relation.name;
+            let (name, ty) = (&relation.name, self.ty(relation));
             let keys = self.plan.indexes[r].iter().map(|key| {
                 let columns = key.iter().map(|&c| Index::from(c));
-                quote!(|fact: &#name| #rt::key_hash(&(#(&fact.#columns,)*)))
+                quote!(|fact: &#ty| #rt::key_hash(&(#(&fact.#columns,)*)))
             });
             quote!(#name: #rt::Relation::with_indexes(&[#(#keys),*]))
         });
@@ -408,14 +452,14 @@ impl<'a> Context<'a> {
             }
 
             #(
-                impl #rt::InputFact<#facts> for #inputs {
-                    fn add_to(self, facts: &mut #facts) { facts.#inputs.insert(self); }
+                impl #rt::InputFact<#facts> for #input_tys {
+                    fn add_to(self, facts: &mut #facts) { facts.#input_names.insert(self); }
                 }
             )*
 
             #(
-                impl #rt::HasRelation<#names> for #program {
-                    fn relation(&self) -> &#rt::Relation<#names> { &self.#names }
+                impl #rt::HasRelation<#tys> for #program {
+                    fn relation(&self) -> &#rt::Relation<#tys> { &self.#names }
                 }
             )*
         }
@@ -450,6 +494,7 @@ impl<'a> Context<'a> {
         let rt = &self.rt;
         let facts = &self.facts;
         let head_relation = &self.relation(rule.head.relation).name;
+        let head_ty = self.ty(self.relation(rule.head.relation));
         let plan = &self.plan.rules[index];
         let doc = format!("`{}`", rule.text);
 
@@ -508,7 +553,7 @@ impl<'a> Context<'a> {
 
             #[doc = #doc]
             #[inline(never)]
-            fn #instances(&self, head: &#head_relation, visit: &mut dyn FnMut(usize, &[#fact_enum]) -> bool) -> bool {
+            fn #instances(&self, head: &#head_ty, visit: &mut dyn FnMut(usize, &[#fact_enum]) -> bool) -> bool {
                 #head_match
                 #enumerate
                 false
@@ -517,7 +562,7 @@ impl<'a> Context<'a> {
             #[doc = #doc]
             #[inline(never)]
             #[allow(unreachable_code)]
-            fn #derives(&self, head: &#head_relation) -> bool {
+            fn #derives(&self, head: &#head_ty) -> bool {
                 #head_match
                 #body
                 false
@@ -696,7 +741,7 @@ impl<'a> Context<'a> {
     /// An owned fact of `atom`'s relation built from bound variables and constants.
     fn construct(&self, atom: &ir::Atom, vars: &[Ident]) -> TokenStream {
         let relation = self.relation(atom.relation);
-        let name = &relation.name;
+        let name = self.ty(relation);
         let values = atom
             .terms
             .iter()
@@ -724,9 +769,19 @@ impl<'a> Context<'a> {
     fn inherent_impl(&self) -> TokenStream {
         let rt = &self.rt;
         let (program, facts, fact_enum) = (&self.program.name, &self.facts, &self.fact_enum);
+        let rules_text: String = self
+            .program
+            .rules
+            .iter()
+            .map(|rule| format!("{}\n", rule.text))
+            .collect();
         quote! {
             #[allow(dead_code)]
             impl #program {
+                /// The program's rules as source text, one per line (for a query's program,
+                /// the magic-set rewrite that runs).
+                pub const RULES_TEXT: &'static str = #rules_text;
+
                 /// The program over no input facts: only what its rules derive from nothing.
                 pub fn new() -> Self {
                     #rt::maintain::materialize::<Self>(#rt::Batch::new(), #rt::Trace::Counts).0
@@ -803,6 +858,65 @@ impl<'a> Context<'a> {
 
             impl ::std::default::Default for #program {
                 fn default() -> Self { Self::new() }
+            }
+        }
+    }
+}
+
+impl Context<'_> {
+    /// `answers()` of a rewritten program: its adorned relation's facts that match the
+    /// query's bindings, as the original relation's type.
+    fn answers_impl(&self, answers: &ir::Answers) -> TokenStream {
+        let program = &self.program.name;
+        let original = &answers.original;
+        let adorned = &self.relation(answers.adorned).name;
+        let mut ask_column: Vec<Option<usize>> = Vec::new();
+        let mut conditions = Vec::new();
+        for (k, column) in answers.columns.iter().enumerate() {
+            let id = Index::from(k);
+            match column {
+                ir::AnswerColumn::Free => {}
+                ir::AnswerColumn::Const(c) => {
+                    let value = &c.expr;
+                    conditions.push(quote!(row.#id == #value));
+                }
+                ir::AnswerColumn::Param(p) => {
+                    if ask_column.len() <= *p {
+                        ask_column.resize(*p + 1, None);
+                    }
+                    match ask_column[*p] {
+                        Some(first) => {
+                            let first = Index::from(first);
+                            conditions.push(quote!(row.#id == row.#first));
+                        }
+                        None => ask_column[*p] = Some(k),
+                    }
+                }
+            }
+        }
+        if let Some(ask) = answers.ask {
+            let ask = &self.relation(ask).name;
+            let values = ask_column.iter().map(|c| {
+                let id = Index::from(c.expect("every parameter has a column"));
+                quote!(::std::clone::Clone::clone(&row.#id))
+            });
+            conditions.push(quote!(self.#ask.contains(&#ask(#(#values),*))));
+        }
+        let columns = (0..answers.columns.len()).map(Index::from);
+        let doc =
+            format!("The query's answers: facts of `{original}` that match its bindings, sorted.");
+        quote! {
+            impl #program {
+                #[doc = #doc]
+                pub fn answers(&self) -> ::std::vec::Vec<#original> {
+                    let mut answers: ::std::vec::Vec<#original> = self.#adorned
+                        .iter()
+                        .filter(|row| true #(&& #conditions)*)
+                        .map(|row| #original(#(::std::clone::Clone::clone(&row.#columns)),*))
+                        .collect();
+                    answers.sort();
+                    answers
+                }
             }
         }
     }

@@ -11,6 +11,47 @@ pub struct Program {
     pub name: Ident,
     pub relations: Vec<Relation>,
     pub rules: Vec<Rule>,
+    /// Queries to rewrite into demand-driven programs of their own.
+    pub queries: Vec<Query>,
+    /// Set on a program produced by the magic-set rewrite.
+    pub answers: Option<Answers>,
+}
+
+/// `@query Name = Relation(args)`.
+pub struct Query {
+    pub attrs: Vec<Attribute>,
+    pub vis: Visibility,
+    pub name: Ident,
+    pub relation: usize,
+    pub args: Vec<QueryArg>,
+}
+
+pub enum QueryArg {
+    /// Bound at compile time.
+    Const(Const),
+    /// Bound at run time (named by the user).
+    Param(Ident),
+    /// Free: `_`.
+    Free,
+}
+
+/// What a rewritten program answers: its query, over its own relations.
+pub struct Answers {
+    /// The original relation (its struct is the answers' type).
+    pub original: Ident,
+    /// The adorned relation holding the answers.
+    pub adorned: usize,
+    /// Per column: bound to this constant, bound to a column of the ask relation, or free.
+    pub columns: Vec<AnswerColumn>,
+    /// The input relation carrying run-time bindings, if the query has parameters.
+    pub ask: Option<usize>,
+}
+
+pub enum AnswerColumn {
+    Const(Const),
+    /// Equal to this column of the ask relation.
+    Param(usize),
+    Free,
 }
 
 pub struct Relation {
@@ -19,8 +60,14 @@ pub struct Relation {
     pub name: Ident,
     pub input: bool,
     pub columns: Vec<Column>,
+    /// Its struct is declared by another program of the same macro call (the rewrite's
+    /// input relations are the original program's).
+    pub external: bool,
+    /// The module its struct lives in, if not the macro's own (a query's relations).
+    pub module: Option<Ident>,
 }
 
+#[derive(Clone)]
 pub struct Column {
     pub attrs: Vec<Attribute>,
     pub vis: Visibility,
@@ -56,17 +103,20 @@ pub struct Rule {
     pub vars: Vec<Ident>,
 }
 
+#[derive(Clone)]
 pub struct Atom {
     pub relation: usize,
     pub terms: Vec<Term>,
 }
 
+#[derive(Clone)]
 pub enum Term {
     Var(usize),
     Wildcard,
     Const(Const),
 }
 
+#[derive(Clone)]
 pub struct Const {
     pub expr: Expr,
     /// Canonical text form (as the runtime renders the value), when known.

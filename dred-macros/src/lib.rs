@@ -1,8 +1,9 @@
 //! The `datalog!` macro: a small compiler from a positive Datalog program to typed Rust.
 //!
 //! Stages, one module each: [`syntax`] (tokens → items with spans) → [`check`] (every
-//! mistake, on its token, all at once → [`ir`]) → [`plan`] (join orders and indexes) →
-//! [`codegen`] (structs, program type, join functions). The generated code calls the
+//! mistake, on its token, all at once → [`ir`]) → [`magic`] (each `@query` rewritten into
+//! a demand-driven program of its own) → [`plan`] (join orders and indexes) → [`codegen`]
+//! (structs, program type, join functions), once per program. The generated code calls the
 //! runtime through `::dred::runtime`; see the `dred` crate for the language and the API.
 
 use proc_macro::TokenStream;
@@ -11,6 +12,7 @@ use proc_macro2::Span;
 mod check;
 mod codegen;
 mod ir;
+mod magic;
 mod plan;
 mod syntax;
 
@@ -23,7 +25,14 @@ pub fn datalog(input: TokenStream) -> TokenStream {
     let items = syntax::parse(input.into(), &mut errors);
     let program = check::check(items, &mut errors);
     match (program, errors.into_error()) {
-        (Some(program), None) => codegen::generate(&program, &plan::plan(&program)).into(),
+        (Some(program), None) => {
+            let mut out = codegen::generate(&program, &plan::plan(&program));
+            for query in &program.queries {
+                let rewritten = magic::rewrite(&program, query);
+                out.extend(codegen::generate(&rewritten, &plan::plan(&rewritten)));
+            }
+            out.into()
+        }
         (_, Some(error)) => error.to_compile_error().into(),
         (None, None) => unreachable!("check returns no program only with errors"),
     }

@@ -20,6 +20,17 @@ pub enum Item {
     Relation(RelationDecl),
     /// `Head(..) <- Body(..), ..;` or a fact `Head(..);`.
     Rule(Rule),
+    /// `@query FromA = Reach("a", _);`: a demand-driven program for one query.
+    Query(QueryDecl),
+}
+
+pub struct QueryDecl {
+    pub attrs: Vec<Attribute>,
+    pub vis: Visibility,
+    /// The generated program's name.
+    pub name: Ident,
+    /// Constants and parameters are bound, `_` is free.
+    pub atom: Atom,
 }
 
 pub struct ProgramDecl {
@@ -181,10 +192,13 @@ fn parse_declaration(input: ParseStream) -> syn::Result<Item> {
     if input.peek(Token![@]) {
         let at: Token![@] = input.parse()?;
         let word: Ident = input.parse()?;
+        if word == "query" {
+            return parse_query(input, attrs);
+        }
         if word != "input" {
             return Err(syn::Error::new(
                 word.span(),
-                format!("unknown directive `@{word}`: `@input` marks an input relation"),
+                format!("unknown directive `@{word}`: `@input` marks an input relation, `@query` declares a query"),
             ));
         }
         marker = Some(at.span.join(word.span()).unwrap_or(word.span()));
@@ -233,6 +247,29 @@ fn parse_declaration(input: ParseStream) -> syn::Result<Item> {
         vis,
         name,
         columns,
+    }))
+}
+
+/// `@query [pub] Name = Relation(args)` (the `@query` already read).
+fn parse_query(input: ParseStream, mut attrs: Vec<Attribute>) -> syn::Result<Item> {
+    attrs.extend(input.call(Attribute::parse_outer)?);
+    let vis: Visibility = input.parse()?;
+    let name: Ident = input.parse()?;
+    if !input.peek(Token![=]) {
+        return Err(input.error(format!(
+            "expected `=`: a query is declared as `@query {name} = Relation(\"bound\", _);`"
+        )));
+    }
+    input.parse::<Token![=]>()?;
+    let atom = parse_atom(input)?;
+    if !input.is_empty() {
+        return Err(input.error("unexpected tokens after the query's atom"));
+    }
+    Ok(Item::Query(QueryDecl {
+        attrs,
+        vis,
+        name,
+        atom,
     }))
 }
 
