@@ -179,7 +179,7 @@ impl<'a> Context<'a> {
         quote! {
             #(#attrs)*
             #[allow(non_snake_case)]
-            #[derive(Debug)]
+            #[derive(Debug, Clone)]
             #vis struct #name { #(#fields,)* }
         }
     }
@@ -613,9 +613,7 @@ impl<'a> Context<'a> {
         let atom = &rule.body[current.atom];
         let relation = &self.relation(atom.relation).name;
         let row = format_ident!("row{}", step);
-        let excluded = current
-            .exclude_delta
-            .then(|| quote!(&& !delta.#relation.contains(#row)));
+
         let rt = &self.rt;
         match &current.access {
             Access::Contains => {
@@ -623,7 +621,7 @@ impl<'a> Context<'a> {
                 quote! {
                     {
                         let #row = &#fact;
-                        if self.#relation.contains(#row) #excluded { #inner }
+                        if self.#relation.contains(#row) { #inner }
                     }
                 }
             }
@@ -653,7 +651,7 @@ impl<'a> Context<'a> {
                     });
                 quote! {
                     for #row in #source {
-                        if true #(&& #filters)* #excluded {
+                        if true #(&& #filters)* {
                             #(#binds)*
                             #inner
                         }

@@ -27,9 +27,6 @@ pub struct Step {
     /// Body position of the atom this step matches.
     pub atom: usize,
     pub access: Access,
-    /// Skip facts that are in the delta: the atom precedes the delta atom in source order,
-    /// so an instance using the delta there is found by an earlier delta position.
-    pub exclude_delta: bool,
     /// What each column does, in column order.
     pub columns: Vec<ColumnUse>,
 }
@@ -100,7 +97,7 @@ impl JoinPlanner<'_> {
             .collect();
         let mut steps = Vec::new();
         if let Some(position) = delta {
-            steps.push(self.step(position, true, delta, &mut bound));
+            steps.push(self.step(position, true, &mut bound));
         }
         while !remaining.is_empty() {
             let best = remaining
@@ -113,7 +110,7 @@ impl JoinPlanner<'_> {
                 .map(|(i, _)| i)
                 .expect("remaining is not empty");
             let position = remaining.remove(best);
-            steps.push(self.step(position, false, delta, &mut bound));
+            steps.push(self.step(position, false, &mut bound));
         }
         Join { delta, steps }
     }
@@ -131,13 +128,7 @@ impl JoinPlanner<'_> {
         (known, terms.len())
     }
 
-    fn step(
-        &mut self,
-        position: usize,
-        is_delta: bool,
-        delta: Option<usize>,
-        bound: &mut [bool],
-    ) -> Step {
+    fn step(&mut self, position: usize, is_delta: bool, bound: &mut [bool]) -> Step {
         let atom = &self.rule.body[position];
         let mut key = Vec::new();
         let mut bound_here = Vec::new();
@@ -186,7 +177,6 @@ impl JoinPlanner<'_> {
         Step {
             atom: position,
             access,
-            exclude_delta: delta.is_some_and(|d| position < d),
             columns,
         }
     }

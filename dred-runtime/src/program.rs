@@ -162,8 +162,8 @@ pub trait Program: Sized {
 
     /// The semi-naive delta join: emits into `out` the admitted heads of every rule instance
     /// that holds in the current relations and uses at least one fact of `delta` (every fact
-    /// of `delta` must hold). Each instance is found once: the body atom matched to the delta
-    /// is the first delta atom of the instance in source order.
+    /// of `delta` must hold). An instance with several delta facts may be found once per
+    /// delta position; `out` is a set, so its head is emitted once.
     fn fire(&self, delta: &Self::Facts, admit: Admit<&Self::Facts>, out: &mut Self::Facts);
     /// The facts of `candidates` that some rule derives from the current relations
     /// (head-bound lookups).

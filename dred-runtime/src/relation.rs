@@ -10,7 +10,61 @@ pub trait Tuple: Clone + Eq + Hash + Ord + std::fmt::Debug + 'static {}
 impl<T: Clone + Eq + Hash + Ord + std::fmt::Debug + 'static> Tuple for T {}
 
 /// A set of facts of one relation (a delta, a round, an update batch).
-pub type FactSet<T> = HashSet<T, ahash::RandomState>;
+pub type FactSet<T> = HashSet<T, BuildHasherDefault<FactHasher>>;
+
+/// The hasher of fact sets: facts are short tuples of small values, hashed in the inner
+/// loop of every join, so the hash is one rotate-xor-multiply per word (the scheme of
+/// rustc's FxHasher), rotated at the end so that the well-mixed high bits reach the bucket
+/// index. Fact sets are not exposed to adversarial keys, so flooding resistance is not
+/// needed; index keys keep the seeded ahash of [`key_hash`]. Measured with
+/// `benches/examples/profile.rs` (best of 5): non-linear TC 2.32 s → 1.63 s, linear TC
+/// 2.31 s → 1.73 s against ahash.
+#[derive(Default, Clone, Copy)]
+pub struct FactHasher(u64);
+
+impl FactHasher {
+    #[inline]
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+impl Hasher for FactHasher {
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0.rotate_left(26)
+    }
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            self.add(u64::from_le_bytes(chunk.try_into().expect("8 bytes")));
+        }
+        for &byte in chunks.remainder() {
+            self.add(u64::from(byte));
+        }
+    }
+    #[inline]
+    fn write_u8(&mut self, n: u8) {
+        self.add(u64::from(n));
+    }
+    #[inline]
+    fn write_u16(&mut self, n: u16) {
+        self.add(u64::from(n));
+    }
+    #[inline]
+    fn write_u32(&mut self, n: u32) {
+        self.add(u64::from(n));
+    }
+    #[inline]
+    fn write_u64(&mut self, n: u64) {
+        self.add(n);
+    }
+    #[inline]
+    fn write_usize(&mut self, n: usize) {
+        self.add(n as u64);
+    }
+}
 
 /// Hashes an index key: a tuple of references to the key columns, e.g. `(&x, &"a")`.
 ///
@@ -50,6 +104,7 @@ impl Hasher for PrehashedKey {
 /// Invariant: every fact of the owning relation is in exactly one bucket, the one named by
 /// `key_of(fact)`. Different keys may share a bucket (a hash collision), so a probe's caller
 /// still compares the key columns — generated join code always does.
+#[derive(Clone)]
 struct Index<T> {
     key_of: fn(&T) -> u64,
     buckets: HashMap<u64, Vec<T>, BuildHasherDefault<PrehashedKey>>,
@@ -96,6 +151,7 @@ impl<T: Tuple> Index<T> {
 /// let from_one: Vec<_> = edges.probe(0, key_hash(&(&1u32,))).iter().filter(|e| e.0 == 1).collect();
 /// assert_eq!(from_one.len(), 2);
 /// ```
+#[derive(Clone)]
 pub struct Relation<T> {
     facts: FactSet<T>,
     indexes: Vec<Index<T>>,
@@ -161,13 +217,12 @@ impl<T: Tuple> Relation<T> {
 
     /// Adds `fact`; returns whether it was new.
     pub fn insert(&mut self, fact: T) -> bool {
-        if self.facts.contains(&fact) {
+        if !self.facts.insert(fact.clone()) {
             return false;
         }
         for index in &mut self.indexes {
             index.insert(&fact);
         }
-        self.facts.insert(fact);
         true
     }
 

@@ -1,0 +1,84 @@
+//! The suite: from-scratch materialization for every engine, and dred's update latency for
+//! deletions, re-insertions and mixed batches of 1, 10, 100 and 1000 input facts.
+//! differential-dataflow's update latency is measured by `src/bin/differential.rs`
+//! (its from-scratch build would otherwise be repeated for every criterion sample).
+//!
+//! Run the whole suite and regenerate BENCHMARKS.md with `bash benches/run.sh`.
+
+use std::time::Duration;
+
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
+use dred_benches::engines::*;
+use dred_benches::*;
+
+fn scratch(c: &mut Criterion) {
+    for workload in workloads() {
+        let mut group = c.benchmark_group(format!("scratch/{}", workload.name));
+        group
+            .sample_size(10)
+            .warm_up_time(Duration::from_millis(500));
+        group.measurement_time(Duration::from_secs(8));
+        group.bench_function("dred", |b| {
+            b.iter(|| DredProgram::from_scratch(&workload).1)
+        });
+        group.bench_function("ascent", |b| b.iter(|| ascent_scratch(&workload)));
+        group.bench_function("crepe", |b| b.iter(|| crepe_scratch(&workload)));
+        group.bench_function("datafrog", |b| b.iter(|| datafrog_scratch(&workload)));
+        group.finish();
+    }
+}
+
+fn updates(c: &mut Criterion) {
+    for workload in workloads() {
+        let base = DredProgram::materialize(&workload);
+        let mut group = c.benchmark_group(format!("update/{}", workload.name));
+        group
+            .sample_size(10)
+            .warm_up_time(Duration::from_millis(500));
+        group.measurement_time(Duration::from_secs(5));
+        for k in update_sizes(&workload) {
+            let (deletions, insertions) = update_facts(&workload, k, 7);
+            let mut deleted = base.clone();
+            deleted.update(&deletions, &[]);
+            group.bench_function(format!("dred/delete-{k}"), |b| {
+                b.iter_batched(
+                    || base.clone(),
+                    |mut p| {
+                        p.update(&deletions, &[]);
+                        p
+                    },
+                    BatchSize::PerIteration,
+                )
+            });
+            group.bench_function(format!("dred/reinsert-{k}"), |b| {
+                b.iter_batched(
+                    || deleted.clone(),
+                    |mut p| {
+                        p.update(&[], &deletions);
+                        p
+                    },
+                    BatchSize::PerIteration,
+                )
+            });
+            let half = k.div_ceil(2);
+            let (mixed_del, mixed_ins) = (
+                &deletions[..half.min(deletions.len())],
+                &insertions[..k - half],
+            );
+            group.bench_function(format!("dred/mixed-{k}"), |b| {
+                b.iter_batched(
+                    || base.clone(),
+                    |mut p| {
+                        p.update(mixed_del, mixed_ins);
+                        p
+                    },
+                    BatchSize::PerIteration,
+                )
+            });
+        }
+        group.finish();
+    }
+}
+
+criterion_group!(benches, scratch, updates);
+criterion_main!(benches);

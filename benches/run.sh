@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Runs the whole benchmark suite and regenerates BENCHMARKS.md:
+#   bash benches/run.sh
+# Steps (each engine measured on the same inputs in this one run):
+#   1. criterion: from-scratch times of every engine, dred's update latencies;
+#   2. differential-dataflow's from-scratch time and update latencies (its own binary);
+#   3. peak memory, one process per engine and workload;
+#   4. the report (BENCHMARKS.md) from the results of 1-3.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=target/dred-bench
+mkdir -p "$out"
+
+cargo bench -p dred-benches --bench engines
+cargo build --release -p dred-benches --bins
+./target/release/differential > "$out/differential.jsonl"
+
+workloads=$(./target/release/report --count-workloads)
+: > "$out/memory.txt"
+for index in $(seq 0 $((workloads - 1))); do
+  for engine in dred ascent crepe datafrog differential; do
+    echo "$engine $index $(./target/release/peak_memory "$engine" "$index" 20)" >> "$out/memory.txt"
+  done
+done
+
+./target/release/report > BENCHMARKS.md
+echo "BENCHMARKS.md regenerated"

@@ -1,0 +1,64 @@
+//! Peak memory of one engine on one workload, in a process of its own:
+//! `peak_memory <engine> <workload index>` prints the peak resident set (KiB) after the
+//! from-scratch materialization, and for dred also after a soak of update batches
+//! (1-fact deletions and re-insertions), which must not grow it.
+
+use dred_benches::engines::*;
+use dred_benches::{update_facts, workloads};
+
+fn peak_kib() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").expect("/proc/self/status");
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .expect("VmHWM")
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let engine = args.next().expect("engine");
+    let index: usize = args.next().expect("workload index").parse().expect("index");
+    let soak: usize = args
+        .next()
+        .map_or(200, |s| s.parse().expect("soak batches"));
+    let workload = &workloads()[index];
+    let scratch_kib;
+    let mut soak_kib = None;
+    match engine.as_str() {
+        "dred" => {
+            let mut program = DredProgram::materialize(workload);
+            scratch_kib = peak_kib();
+            for seed in 0..soak as u64 {
+                let (deletions, _) = update_facts(workload, 1, 100 + seed);
+                program.update(&deletions, &[]);
+                program.update(&[], &deletions);
+            }
+            soak_kib = Some(peak_kib());
+            std::hint::black_box(program.derived_len());
+        }
+        "ascent" => {
+            std::hint::black_box(ascent_scratch(workload));
+            scratch_kib = peak_kib();
+        }
+        "crepe" => {
+            std::hint::black_box(crepe_scratch(workload));
+            scratch_kib = peak_kib();
+        }
+        "datafrog" => {
+            std::hint::black_box(datafrog_scratch(workload));
+            scratch_kib = peak_kib();
+        }
+        "differential" => {
+            let (deletions, _) = update_facts(workload, 1, 100);
+            let batches = vec![(deletions.clone(), Vec::new()), (Vec::new(), deletions)];
+            std::hint::black_box(differential_session(workload, &batches));
+            scratch_kib = peak_kib();
+        }
+        other => panic!("unknown engine {other}"),
+    }
+    match soak_kib {
+        Some(soak) => println!("{scratch_kib} {soak}"),
+        None => println!("{scratch_kib}"),
+    }
+}

@@ -1,0 +1,558 @@
+//! Each workload's rules in every engine, behind one small interface: from-scratch
+//! materialization returning the number of derived facts, and (dred, differential-dataflow)
+//! incremental updates.
+
+use std::time::{Duration, Instant};
+
+use crate::{Facts, Rules, Workload};
+
+/// The engines the suite compares.
+pub const ENGINES: [&str; 5] = ["dred", "ascent", "crepe", "datafrog", "differential"];
+
+// ---------------------------------------------------------------------------------------
+// dred
+
+pub mod dred_programs {
+    dred::datalog! {
+        pub struct TcNonlinear;
+        @input pub struct E(pub u32, pub u32);
+        pub struct R(pub u32, pub u32);
+        R(x, y) <- E(x, y);
+        R(x, z) <- R(x, y), R(y, z);
+    }
+
+    pub mod linear {
+        dred::datalog! {
+            pub struct TcLinear;
+            @input pub struct E(pub u32, pub u32);
+            pub struct R(pub u32, pub u32);
+            R(x, y) <- E(x, y);
+            R(x, z) <- E(x, y), R(y, z);
+        }
+    }
+
+    pub mod same_generation {
+        dred::datalog! {
+            pub struct SameGeneration;
+            @input pub struct Par(pub u32, pub u32);
+            pub struct Sg(pub u32, pub u32);
+            Sg(x, y) <- Par(x, p), Par(y, p);
+            Sg(x, y) <- Par(x, a), Sg(a, b), Par(y, b);
+        }
+    }
+
+    pub mod andersen {
+        dred::datalog! {
+            pub struct Andersen;
+            /// `p = &o`
+            @input pub struct AddressOf(pub u32, pub u32);
+            /// `p = q`
+            @input pub struct Assign(pub u32, pub u32);
+            /// `v = *p`
+            @input pub struct Load(pub u32, pub u32);
+            /// `*p = w`
+            @input pub struct Store(pub u32, pub u32);
+            pub struct Pt(pub u32, pub u32);
+            Pt(p, o) <- AddressOf(p, o);
+            Pt(p, o) <- Assign(p, q), Pt(q, o);
+            Pt(v, o) <- Load(v, p), Pt(p, q), Pt(q, o);
+            Pt(q, o) <- Store(p, w), Pt(p, q), Pt(w, o);
+        }
+    }
+}
+
+/// A materialized dred program of any of the suite's rules.
+#[derive(Clone)]
+pub enum DredProgram {
+    TcNonlinear(dred_programs::TcNonlinear),
+    TcLinear(dred_programs::linear::TcLinear),
+    SameGeneration(dred_programs::same_generation::SameGeneration),
+    Andersen(dred_programs::andersen::Andersen),
+}
+
+/// What one dred update did: the counts the report puts next to the true net change.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct UpdateCounts {
+    pub net_delete: usize,
+    pub net_insert: usize,
+    pub overdeleted: usize,
+    pub rederived: usize,
+    pub inserted: usize,
+}
+
+fn counts<F: dred::FactSets>(report: &dred::UpdateReport<F>) -> UpdateCounts {
+    UpdateCounts {
+        net_delete: report.net_delete.len(),
+        net_insert: report.net_insert.len(),
+        overdeleted: report.overdeleted_derived.len,
+        rederived: report.rederived(),
+        inserted: report
+            .insert
+            .total()
+            .saturating_sub(report.net_insert.len()),
+    }
+}
+
+type Changes = [(&'static str, (u32, u32))];
+
+macro_rules! batch_of {
+    ($deletions:expr, $insertions:expr, { $($name:literal => $ty:path),* }) => {{
+        let mut batch = dred::Batch::new();
+        for (relation, (a, b)) in $deletions {
+            batch = match *relation { $($name => batch.delete($ty(*a, *b)),)* _ => unreachable!() };
+        }
+        for (relation, (a, b)) in $insertions {
+            batch = match *relation { $($name => batch.insert($ty(*a, *b)),)* _ => unreachable!() };
+        }
+        batch
+    }};
+}
+
+impl DredProgram {
+    /// The least model of `workload`, by semi-naive evaluation.
+    pub fn materialize(workload: &Workload) -> Self {
+        Self::from_scratch(workload).0
+    }
+
+    /// The least model, and how many derived facts it has.
+    pub fn from_scratch(workload: &Workload) -> (Self, usize) {
+        let none: &Changes = &[];
+        let inserts: Vec<(&'static str, (u32, u32))> = workload
+            .inputs
+            .iter()
+            .flat_map(|(name, facts)| facts.iter().map(move |f| (*name, *f)))
+            .collect();
+        let mut program = match workload.rules {
+            Rules::TcNonlinear => DredProgram::TcNonlinear(dred_programs::TcNonlinear::new()),
+            Rules::TcLinear => DredProgram::TcLinear(dred_programs::linear::TcLinear::new()),
+            Rules::SameGeneration => {
+                DredProgram::SameGeneration(dred_programs::same_generation::SameGeneration::new())
+            }
+            Rules::Andersen => DredProgram::Andersen(dred_programs::andersen::Andersen::new()),
+        };
+        program.update(none, &inserts);
+        let derived = program.derived_len();
+        (program, derived)
+    }
+
+    /// Applies one batch with DRed (counts-only report).
+    pub fn update(&mut self, deletions: &Changes, insertions: &Changes) -> UpdateCounts {
+        use dred_programs::{andersen as a, linear as l, same_generation as s};
+        let trace = dred::Trace::Counts;
+        match self {
+            DredProgram::TcNonlinear(p) => {
+                let batch = batch_of!(deletions, insertions, { "E" => dred_programs::E });
+                counts(&p.update_with(batch, trace))
+            }
+            DredProgram::TcLinear(p) => {
+                let batch = batch_of!(deletions, insertions, { "E" => l::E });
+                counts(&p.update_with(batch, trace))
+            }
+            DredProgram::SameGeneration(p) => {
+                let batch = batch_of!(deletions, insertions, { "Par" => s::Par });
+                counts(&p.update_with(batch, trace))
+            }
+            DredProgram::Andersen(p) => {
+                let batch = batch_of!(deletions, insertions, {
+                    "AddressOf" => a::AddressOf, "Assign" => a::Assign,
+                    "Load" => a::Load, "Store" => a::Store
+                });
+                counts(&p.update_with(batch, trace))
+            }
+        }
+    }
+
+    /// How many derived facts it holds.
+    pub fn derived_len(&self) -> usize {
+        match self {
+            DredProgram::TcNonlinear(p) => p.relation::<dred_programs::R>().len(),
+            DredProgram::TcLinear(p) => p.relation::<dred_programs::linear::R>().len(),
+            DredProgram::SameGeneration(p) => {
+                p.relation::<dred_programs::same_generation::Sg>().len()
+            }
+            DredProgram::Andersen(p) => p.relation::<dred_programs::andersen::Pt>().len(),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// ascent
+
+mod ascent_programs {
+    ascent::ascent! {
+        pub struct TcNonlinear;
+        relation e(u32, u32);
+        relation r(u32, u32);
+        r(x, y) <-- e(x, y);
+        r(x, z) <-- r(x, y), r(y, z);
+    }
+
+    ascent::ascent! {
+        pub struct TcLinear;
+        relation e(u32, u32);
+        relation r(u32, u32);
+        r(x, y) <-- e(x, y);
+        r(x, z) <-- e(x, y), r(y, z);
+    }
+
+    ascent::ascent! {
+        pub struct SameGeneration;
+        relation par(u32, u32);
+        relation sg(u32, u32);
+        sg(x, y) <-- par(x, p), par(y, p);
+        sg(x, y) <-- par(x, a), sg(a, b), par(y, b);
+    }
+
+    ascent::ascent! {
+        pub struct Andersen;
+        relation address_of(u32, u32);
+        relation assign(u32, u32);
+        relation load(u32, u32);
+        relation store(u32, u32);
+        relation pt(u32, u32);
+        pt(p, o) <-- address_of(p, o);
+        pt(p, o) <-- assign(p, q), pt(q, o);
+        pt(v, o) <-- load(v, p), pt(p, q), pt(q, o);
+        pt(q, o) <-- store(p, w), pt(p, q), pt(w, o);
+    }
+}
+
+fn input<'a>(workload: &'a Workload, name: &str) -> &'a Facts {
+    &workload
+        .inputs
+        .iter()
+        .find(|(n, _)| *n == name)
+        .expect("input")
+        .1
+}
+
+/// ascent, from scratch: the number of derived facts.
+pub fn ascent_scratch(workload: &Workload) -> usize {
+    use ascent_programs::*;
+    match workload.rules {
+        Rules::TcNonlinear => {
+            let mut p = TcNonlinear::default();
+            p.e = input(workload, "E").clone();
+            p.run();
+            p.r.len()
+        }
+        Rules::TcLinear => {
+            let mut p = TcLinear::default();
+            p.e = input(workload, "E").clone();
+            p.run();
+            p.r.len()
+        }
+        Rules::SameGeneration => {
+            let mut p = SameGeneration::default();
+            p.par = input(workload, "Par").clone();
+            p.run();
+            p.sg.len()
+        }
+        Rules::Andersen => {
+            let mut p = Andersen::default();
+            p.address_of = input(workload, "AddressOf").clone();
+            p.assign = input(workload, "Assign").clone();
+            p.load = input(workload, "Load").clone();
+            p.store = input(workload, "Store").clone();
+            p.run();
+            p.pt.len()
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// crepe
+
+mod crepe_tc_nonlinear {
+    crepe::crepe! {
+        @input
+        pub struct E(pub u32, pub u32);
+        @output
+        pub struct R(pub u32, pub u32);
+        R(x, y) <- E(x, y);
+        R(x, z) <- R(x, y), R(y, z);
+    }
+}
+
+mod crepe_tc_linear {
+    crepe::crepe! {
+        @input
+        pub struct E(pub u32, pub u32);
+        @output
+        pub struct R(pub u32, pub u32);
+        R(x, y) <- E(x, y);
+        R(x, z) <- E(x, y), R(y, z);
+    }
+}
+
+mod crepe_same_generation {
+    crepe::crepe! {
+        @input
+        pub struct Par(pub u32, pub u32);
+        @output
+        pub struct Sg(pub u32, pub u32);
+        Sg(x, y) <- Par(x, p), Par(y, p);
+        Sg(x, y) <- Par(x, a), Sg(a, b), Par(y, b);
+    }
+}
+
+mod crepe_andersen {
+    crepe::crepe! {
+        @input
+        pub struct AddressOf(pub u32, pub u32);
+        @input
+        pub struct Assign(pub u32, pub u32);
+        @input
+        pub struct Load(pub u32, pub u32);
+        @input
+        pub struct Store(pub u32, pub u32);
+        @output
+        pub struct Pt(pub u32, pub u32);
+        Pt(p, o) <- AddressOf(p, o);
+        Pt(p, o) <- Assign(p, q), Pt(q, o);
+        Pt(v, o) <- Load(v, p), Pt(p, q), Pt(q, o);
+        Pt(q, o) <- Store(p, w), Pt(p, q), Pt(w, o);
+    }
+}
+
+/// crepe, from scratch: the number of derived facts.
+pub fn crepe_scratch(workload: &Workload) -> usize {
+    match workload.rules {
+        Rules::TcNonlinear => {
+            use crepe_tc_nonlinear::*;
+            let mut p = Crepe::new();
+            p.extend(input(workload, "E").iter().map(|&(a, b)| E(a, b)));
+            p.run().0.len()
+        }
+        Rules::TcLinear => {
+            use crepe_tc_linear::*;
+            let mut p = Crepe::new();
+            p.extend(input(workload, "E").iter().map(|&(a, b)| E(a, b)));
+            p.run().0.len()
+        }
+        Rules::SameGeneration => {
+            use crepe_same_generation::*;
+            let mut p = Crepe::new();
+            p.extend(input(workload, "Par").iter().map(|&(a, b)| Par(a, b)));
+            p.run().0.len()
+        }
+        Rules::Andersen => {
+            use crepe_andersen::*;
+            let mut p = Crepe::new();
+            p.extend(
+                input(workload, "AddressOf")
+                    .iter()
+                    .map(|&(a, b)| AddressOf(a, b)),
+            );
+            p.extend(input(workload, "Assign").iter().map(|&(a, b)| Assign(a, b)));
+            p.extend(input(workload, "Load").iter().map(|&(a, b)| Load(a, b)));
+            p.extend(input(workload, "Store").iter().map(|&(a, b)| Store(a, b)));
+            p.run().0.len()
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// datafrog
+
+/// datafrog, from scratch (semi-naive joins written by hand): the number of derived facts.
+pub fn datafrog_scratch(workload: &Workload) -> usize {
+    use datafrog::Iteration;
+    let swap = |&(a, b): &(u32, u32)| (b, a);
+    let mut iteration = Iteration::new();
+    match workload.rules {
+        Rules::TcNonlinear => {
+            // r(x, z) <- r(x, y), r(y, z): r keyed by destination joins r keyed by source.
+            let r = iteration.variable::<(u32, u32)>("r");
+            let r_by_dst = iteration.variable::<(u32, u32)>("r_by_dst");
+            r.extend(input(workload, "E").iter().copied());
+            while iteration.changed() {
+                r_by_dst.from_map(&r, swap);
+                r.from_join(&r_by_dst, &r, |_, &x, &z| (x, z));
+            }
+            r.complete().len()
+        }
+        Rules::TcLinear => {
+            let r = iteration.variable::<(u32, u32)>("r");
+            let e_by_dst = iteration.variable::<(u32, u32)>("e_by_dst");
+            e_by_dst.extend(input(workload, "E").iter().map(swap));
+            r.extend(input(workload, "E").iter().copied());
+            while iteration.changed() {
+                r.from_join(&r, &e_by_dst, |_, &z, &x| (x, z));
+            }
+            r.complete().len()
+        }
+        Rules::SameGeneration => {
+            let by_parent: Vec<(u32, u32)> = input(workload, "Par").iter().map(swap).collect();
+            let par_by_parent = iteration.variable::<(u32, u32)>("par_by_parent");
+            par_by_parent.extend(by_parent.iter().copied());
+            let sg = iteration.variable::<(u32, u32)>("sg");
+            let step = iteration.variable::<(u32, u32)>("step");
+            while iteration.changed() {
+                sg.from_join(&par_by_parent, &par_by_parent, |_, &x, &y| (x, y));
+                step.from_join(&sg, &par_by_parent, |_, &b, &x| (b, x));
+                sg.from_join(&step, &par_by_parent, |_, &x, &y| (x, y));
+            }
+            sg.complete().len()
+        }
+        Rules::Andersen => {
+            let pt = iteration.variable::<(u32, u32)>("pt");
+            let assign_by_src = iteration.variable::<(u32, u32)>("assign");
+            let load_by_ptr = iteration.variable::<(u32, u32)>("load");
+            let store_by_ptr = iteration.variable::<(u32, u32)>("store");
+            let loaded = iteration.variable::<(u32, u32)>("loaded");
+            let stored = iteration.variable::<(u32, u32)>("stored");
+            pt.extend(input(workload, "AddressOf").iter().copied());
+            assign_by_src.extend(input(workload, "Assign").iter().map(swap));
+            load_by_ptr.extend(input(workload, "Load").iter().map(swap));
+            store_by_ptr.extend(input(workload, "Store").iter().copied());
+            while iteration.changed() {
+                pt.from_join(&assign_by_src, &pt, |_, &p, &o| (p, o));
+                loaded.from_join(&load_by_ptr, &pt, |_, &v, &q| (q, v));
+                pt.from_join(&loaded, &pt, |_, &v, &o| (v, o));
+                stored.from_join(&store_by_ptr, &pt, |_, &w, &q| (w, q));
+                pt.from_join(&stored, &pt, |_, &q, &o| (q, o));
+            }
+            pt.complete().len()
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// differential-dataflow (timely, one worker)
+
+/// Materializes `workload` in differential-dataflow, then applies each batch
+/// incrementally. Returns the from-scratch time, each batch's latency, and the final
+/// number of derived facts.
+pub fn differential_session(
+    workload: &Workload,
+    batches: &[(
+        Vec<(&'static str, (u32, u32))>,
+        Vec<(&'static str, (u32, u32))>,
+    )],
+) -> (Duration, Vec<Duration>, usize) {
+    use differential_dataflow::input::Input;
+    use differential_dataflow::operators::Iterate;
+    use differential_dataflow::VecCollection;
+    use timely::dataflow::operators::probe::Handle;
+
+    let workload = workload.clone();
+    let batches = batches.to_vec();
+    timely::execute_directly(move |worker| {
+        let names: Vec<&'static str> = workload.inputs.iter().map(|(n, _)| *n).collect();
+        let probe = Handle::new();
+        let count = std::rc::Rc::new(std::cell::Cell::new(0isize));
+        let rules = workload.rules;
+        let mut inputs = worker.dataflow::<u32, _, _>(|scope| {
+            let mut handles = Vec::new();
+            let mut collections: Vec<VecCollection<_, (u32, u32)>> = Vec::new();
+            for _ in &names {
+                let (handle, collection) = scope.new_collection::<(u32, u32), isize>();
+                handles.push(handle);
+                collections.push(collection);
+            }
+            let derived: VecCollection<_, (u32, u32)> = match rules {
+                Rules::TcNonlinear => {
+                    let e = collections[0].clone();
+                    e.clone().iterate(|scope, r| {
+                        let e = e.enter(scope);
+                        let r_by_dst = r.clone().map(|(x, y)| (y, x));
+                        r_by_dst
+                            .join_map(r, |_, &x, &z| (x, z))
+                            .concat(e)
+                            .distinct()
+                    })
+                }
+                Rules::TcLinear => {
+                    let e = collections[0].clone();
+                    let e_by_dst = e.clone().map(|(x, y)| (y, x));
+                    e.clone().iterate(|scope, r| {
+                        let e = e.enter(scope);
+                        let e_by_dst = e_by_dst.enter(scope);
+                        r.join_map(e_by_dst, |_, &z, &x| (x, z))
+                            .concat(e)
+                            .distinct()
+                    })
+                }
+                Rules::SameGeneration => {
+                    let by_parent = collections[0].clone().map(|(c, p)| (p, c));
+                    let base = by_parent
+                        .clone()
+                        .join_map(by_parent.clone(), |_, &x, &y| (x, y));
+                    base.clone().iterate(|scope, sg| {
+                        let by_parent = by_parent.enter(scope);
+                        let base = base.enter(scope);
+                        sg.join_map(by_parent.clone(), |_, &b, &x| (b, x))
+                            .join_map(by_parent, |_, &x, &y| (x, y))
+                            .concat(base)
+                            .distinct()
+                    })
+                }
+                Rules::Andersen => {
+                    let [address_of, assign, load, store] =
+                        [0, 1, 2, 3].map(|i| collections[i].clone());
+                    let assign_by_src = assign.map(|(p, q)| (q, p));
+                    let load_by_ptr = load.map(|(v, p)| (p, v));
+                    address_of.clone().iterate(|scope, pt| {
+                        let address_of = address_of.enter(scope);
+                        let assign_by_src = assign_by_src.enter(scope);
+                        let load_by_ptr = load_by_ptr.enter(scope);
+                        let store = store.enter(scope);
+                        let assigned = assign_by_src.join_map(pt.clone(), |_, &p, &o| (p, o));
+                        let loaded = load_by_ptr
+                            .join_map(pt.clone(), |_, &v, &q| (q, v))
+                            .join_map(pt.clone(), |_, &v, &o| (v, o));
+                        let stored = store
+                            .join_map(pt.clone(), |_, &w, &q| (w, q))
+                            .join_map(pt, |_, &q, &o| (q, o));
+                        address_of
+                            .concat(assigned)
+                            .concat(loaded)
+                            .concat(stored)
+                            .distinct()
+                    })
+                }
+            };
+            let counter = count.clone();
+            derived
+                .inspect(move |(_, _, diff)| counter.set(counter.get() + diff))
+                .probe_with(&probe);
+            handles
+        });
+
+        let started = Instant::now();
+        for (handle, (_, facts)) in inputs.iter_mut().zip(&workload.inputs) {
+            for fact in facts {
+                handle.insert(*fact);
+            }
+        }
+        let mut time = 1;
+        for handle in inputs.iter_mut() {
+            handle.advance_to(time);
+            handle.flush();
+        }
+        worker.step_while(|| probe.less_than(&time));
+        let scratch = started.elapsed();
+
+        let mut latencies = Vec::new();
+        for (deletions, insertions) in &batches {
+            let started = Instant::now();
+            for (relation, fact) in deletions {
+                let i = names.iter().position(|n| n == relation).expect("input");
+                inputs[i].remove(*fact);
+            }
+            for (relation, fact) in insertions {
+                let i = names.iter().position(|n| n == relation).expect("input");
+                inputs[i].insert(*fact);
+            }
+            time += 1;
+            for handle in inputs.iter_mut() {
+                handle.advance_to(time);
+                handle.flush();
+            }
+            worker.step_while(|| probe.less_than(&time));
+            latencies.push(started.elapsed());
+        }
+        (scratch, latencies, count.get() as usize)
+    })
+}

@@ -1,0 +1,231 @@
+//! dred's benchmark workloads and the engines measured on them: deterministic, seeded
+//! generators, and each program written once per engine (dred, ascent, crepe, datafrog,
+//! differential-dataflow).
+
+pub mod engines;
+
+/// A small xorshift generator: the workloads must not depend on a crate's RNG version.
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Self {
+        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+
+    pub fn below(&mut self, n: u32) -> u32 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 % u64::from(n)) as u32
+    }
+}
+
+/// Which rules a workload runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rules {
+    /// `R(x, y) <- E(x, y); R(x, z) <- R(x, y), R(y, z);` (the seed's rules).
+    TcNonlinear,
+    /// `R(x, y) <- E(x, y); R(x, z) <- E(x, y), R(y, z);`
+    TcLinear,
+    /// `Sg(x, y) <- Par(x, p), Par(y, p); Sg(x, y) <- Par(x, a), Sg(a, b), Par(y, b);`
+    SameGeneration,
+    /// Andersen-style points-to: address-of, assign, load, store.
+    Andersen,
+}
+
+/// An input: one relation's facts (every input relation here is binary over `u32`).
+pub type Facts = Vec<(u32, u32)>;
+
+/// A named workload: rules and inputs.
+#[derive(Clone, Debug)]
+pub struct Workload {
+    pub name: String,
+    pub rules: Rules,
+    /// Input relations by name: `E` for the closures, `Par` for same-generation,
+    /// `AddressOf`, `Assign`, `Load`, `Store` for Andersen.
+    pub inputs: Vec<(&'static str, Facts)>,
+}
+
+fn dedup(mut facts: Facts) -> Facts {
+    facts.sort_unstable();
+    facts.dedup();
+    facts
+}
+
+/// `e` random edges over `n` nodes: one giant strongly connected component when e ≥ 1.5 n.
+pub fn random_sparse(n: u32, e: usize, seed: u64) -> Facts {
+    let mut rng = Rng::new(seed);
+    let mut edges = std::collections::BTreeSet::new();
+    while edges.len() < e {
+        edges.insert((rng.below(n), rng.below(n)));
+    }
+    edges.into_iter().collect()
+}
+
+/// A chain 0 → 1 → … → n-1 with `shortcuts` random forward edges: a DAG whose reachability
+/// facts have many derivations.
+pub fn chain_with_shortcuts(n: u32, shortcuts: usize, seed: u64) -> Facts {
+    let mut rng = Rng::new(seed);
+    let mut edges: Facts = (0..n - 1).map(|i| (i, i + 1)).collect();
+    for _ in 0..shortcuts {
+        let a = rng.below(n - 1);
+        let b = a + 1 + rng.below(n - 1 - a);
+        edges.push((a, b));
+    }
+    dedup(edges)
+}
+
+/// A cycle 0 → 1 → … → n-1 → 0 with `chords` random chords: one strongly connected component.
+pub fn cycle_with_chords(n: u32, chords: usize, seed: u64) -> Facts {
+    let mut rng = Rng::new(seed);
+    let mut edges: Facts = (0..n).map(|i| (i, (i + 1) % n)).collect();
+    for _ in 0..chords {
+        edges.push((rng.below(n), rng.below(n)));
+    }
+    dedup(edges)
+}
+
+/// `Par(child, parent)` of a complete binary tree of the given depth.
+pub fn binary_tree(depth: u32) -> Facts {
+    let nodes = (1u32 << (depth + 1)) - 1;
+    (1..nodes).map(|child| (child, (child - 1) / 2)).collect()
+}
+
+/// Andersen inputs: `statements` random statements over `n` variables, by kind.
+pub fn andersen(n: u32, statements: usize, seed: u64) -> Vec<(&'static str, Facts)> {
+    let mut rng = Rng::new(seed);
+    let mut kinds: [Facts; 4] = Default::default();
+    for _ in 0..statements {
+        // Weights: address-of 25%, assign 35%, load 20%, store 20%.
+        let kind = match rng.below(20) {
+            0..=4 => 0,
+            5..=11 => 1,
+            12..=15 => 2,
+            _ => 3,
+        };
+        kinds[kind].push((rng.below(n), rng.below(n)));
+    }
+    let [address_of, assign, load, store] = kinds.map(dedup);
+    vec![
+        ("AddressOf", address_of),
+        ("Assign", assign),
+        ("Load", load),
+        ("Store", store),
+    ]
+}
+
+/// The suite's workloads, sized so that the headline rows hold ≥ 10⁶ facts where the
+/// machine allows within the suite's time.
+pub fn workloads() -> Vec<Workload> {
+    let graph = |name: &str, rules, edges| Workload {
+        name: name.to_string(),
+        rules,
+        inputs: vec![("E", edges)],
+    };
+    vec![
+        graph(
+            "tc-nonlinear/random n=1000 e=1500",
+            Rules::TcNonlinear,
+            random_sparse(1000, 1500, 1),
+        ),
+        graph(
+            "tc-linear/random n=3000 e=6000",
+            Rules::TcLinear,
+            random_sparse(3000, 6000, 2),
+        ),
+        graph(
+            "tc-nonlinear/chain n=800 +800",
+            Rules::TcNonlinear,
+            chain_with_shortcuts(800, 800, 3),
+        ),
+        graph(
+            "tc-linear/chain n=2000 +2000",
+            Rules::TcLinear,
+            chain_with_shortcuts(2000, 2000, 3),
+        ),
+        graph(
+            "tc-linear/cycle n=1000 +100",
+            Rules::TcLinear,
+            cycle_with_chords(1000, 100, 4),
+        ),
+        Workload {
+            name: "same-generation/binary tree depth 10".to_string(),
+            rules: Rules::SameGeneration,
+            inputs: vec![("Par", binary_tree(10))],
+        },
+        Workload {
+            name: "andersen n=2000 e=3000".to_string(),
+            rules: Rules::Andersen,
+            inputs: andersen(2000, 3000, 5),
+        },
+    ]
+}
+
+/// A workload's update batches: `k` input facts chosen at random (deterministically) to
+/// delete, and `k` new facts over the same nodes to insert.
+pub fn update_facts(
+    workload: &Workload,
+    k: usize,
+    seed: u64,
+) -> (
+    Vec<(&'static str, (u32, u32))>,
+    Vec<(&'static str, (u32, u32))>,
+) {
+    let mut rng = Rng::new(seed);
+    let all: Vec<(&'static str, (u32, u32))> = workload
+        .inputs
+        .iter()
+        .flat_map(|(name, facts)| facts.iter().map(move |f| (*name, *f)))
+        .collect();
+    let nodes = all
+        .iter()
+        .map(|(_, (a, b))| a.max(b) + 1)
+        .max()
+        .unwrap_or(1);
+    let mut chosen = std::collections::BTreeSet::new();
+    while chosen.len() < k.min(all.len()) {
+        chosen.insert(rng.below(all.len() as u32) as usize);
+    }
+    let deletions = chosen.into_iter().map(|i| all[i]).collect();
+    let existing: std::collections::BTreeSet<_> = all.iter().copied().collect();
+    let mut insertions = std::collections::BTreeSet::new();
+    while insertions.len() < k {
+        let (relation, _) = all[rng.below(all.len() as u32) as usize];
+        let fact = (relation, (rng.below(nodes), rng.below(nodes)));
+        if !existing.contains(&fact) {
+            insertions.insert(fact);
+        }
+    }
+    (deletions, insertions.into_iter().collect())
+}
+
+/// The workload's inputs after deleting `deletions` and inserting `insertions`.
+pub fn apply(
+    workload: &Workload,
+    deletions: &[(&'static str, (u32, u32))],
+    insertions: &[(&'static str, (u32, u32))],
+) -> Workload {
+    let mut changed = workload.clone();
+    for (name, facts) in &mut changed.inputs {
+        facts.retain(|f| !deletions.contains(&(*name, *f)));
+        facts.extend(
+            insertions
+                .iter()
+                .filter(|(n, _)| n == name)
+                .map(|(_, f)| *f),
+        );
+        *facts = dedup(std::mem::take(facts));
+    }
+    changed
+}
+
+/// Update batch sizes measured on a workload. On graphs with one giant strongly connected
+/// component, every DRed deletion over-deletes nearly the whole closure (the subject of the
+/// alternative-proof strategy), so only the smallest and largest sizes are run there.
+pub fn update_sizes(workload: &Workload) -> Vec<usize> {
+    if workload.name.contains("random") || workload.name.contains("cycle") {
+        vec![1, 1000]
+    } else {
+        vec![1, 10, 100, 1000]
+    }
+}
