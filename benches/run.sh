@@ -6,12 +6,16 @@
 #   2. differential-dataflow's from-scratch time and update latencies (its own binary);
 #   3. peak memory, one process per engine and workload;
 #   4. the report (BENCHMARKS.md) from the results of 1-3.
+# Shorter runs: DRED_DD_SIZES=1,10 DRED_DD_REPS=3 DRED_SOAK=3 bash benches/run.sh
+# (differential-dataflow's batch sizes and repetitions, dred's memory soak); the report
+# states the values used.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=target/dred-bench
 mkdir -p "$out"
 
 cargo bench -p dred-benches --bench engines
+cargo bench -p dred-benches --bench query
 cargo build --release -p dred-benches --bins
 ./target/release/differential > "$out/differential.jsonl"
 
@@ -19,8 +23,12 @@ workloads=$(./target/release/report --count-workloads)
 : > "$out/memory.txt"
 for index in $(seq 0 $((workloads - 1))); do
   for engine in dred ascent crepe datafrog differential; do
-    echo "$engine $index $(./target/release/peak_memory "$engine" "$index" 20)" >> "$out/memory.txt"
+    echo "$engine $index $(./target/release/peak_memory "$engine" "$index" "${DRED_SOAK:-20}")" >> "$out/memory.txt"
   done
+done
+
+for program in full query; do
+  echo "forest-$program $(./target/release/peak_memory "forest-$program" 0 0)" >> "$out/memory.txt"
 done
 
 ./target/release/report > BENCHMARKS.md

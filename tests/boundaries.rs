@@ -1,10 +1,13 @@
 //! Boundary cases of the update interface, untyped input that must be rejected whole, fact
 //! files, the unchecked constructor and its verification, and counts-only reports.
 
+mod common;
 #[path = "../examples/support/strip.rs"]
 mod strip;
 
 use std::collections::BTreeSet;
+
+use common::SEED_EDGES;
 
 use dred::runtime::io::{parse_tsv, read_input_dir, write_derived_dir, write_tsv};
 use dred::runtime::{FactSets, GroundFact, Program};
@@ -17,18 +20,6 @@ dred::datalog! {
     R(x, y) <- E(x, y);
     R(x, z) <- R(x, y), R(y, z);
 }
-
-const SEED_EDGES: [(&str, &str); 9] = [
-    ("a", "b"),
-    ("a", "e"),
-    ("b", "c"),
-    ("c", "b"),
-    ("c", "d"),
-    ("e", "d"),
-    ("u", "v"),
-    ("v", "w"),
-    ("w", "u"),
-];
 
 fn seed_graph() -> Graph {
     Graph::materialize(Batch::new().insert_all(SEED_EDGES.map(|(a, b)| E(a, b)))).0

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::check_proof;
+use common::{check_proof, SEED_EDGES};
 use dred::{Batch, Trace};
 
 dred::datalog! {
@@ -13,18 +13,6 @@ dred::datalog! {
     R(x, y) <- E(x, y);
     R(x, z) <- R(x, y), R(y, z);
 }
-
-const SEED_EDGES: [(&str, &str); 9] = [
-    ("a", "b"),
-    ("a", "e"),
-    ("b", "c"),
-    ("c", "b"),
-    ("c", "d"),
-    ("e", "d"),
-    ("u", "v"),
-    ("v", "w"),
-    ("w", "u"),
-];
 
 fn seed_graph() -> Graph {
     Graph::materialize(Batch::new().insert_all(SEED_EDGES.map(|(a, b)| E(a, b)))).0

@@ -127,19 +127,8 @@ fn case_004_seed_zero_arity() {
 
 #[test]
 fn seed_numbers_from_the_typed_api() {
-    let edges = [
-        ("a", "b"),
-        ("a", "e"),
-        ("b", "c"),
-        ("c", "b"),
-        ("c", "d"),
-        ("e", "d"),
-        ("u", "v"),
-        ("v", "w"),
-        ("w", "u"),
-    ];
     let (mut tc, _) =
-        SeedTc::materialize(Batch::new().insert_all(edges.iter().map(|&(a, b)| E(a, b))));
+        SeedTc::materialize(Batch::new().insert_all(SEED_EDGES.iter().map(|&(a, b)| E(a, b))));
     let row_a = |tc: &SeedTc| -> Vec<&str> {
         tc.relation::<R>()
             .sorted()

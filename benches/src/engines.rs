@@ -28,6 +28,8 @@ pub mod dred_programs {
             pub struct R(pub u32, pub u32);
             R(x, y) <- E(x, y);
             R(x, z) <- E(x, y), R(y, z);
+            /// What node 0 reaches: the bound query of the magic-set benchmark.
+            @query pub FromZero = R(0, _);
         }
     }
 

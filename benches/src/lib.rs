@@ -229,3 +229,20 @@ pub fn update_sizes(workload: &Workload) -> Vec<usize> {
         vec![1, 10, 100, 1000]
     }
 }
+
+/// `components` disjoint random graphs of `n` nodes and `e` edges each (node ids offset per
+/// component): a bound query on node 0 touches only the first component.
+pub fn forest(components: u32, n: u32, e: usize, seed: u64) -> Facts {
+    (0..components)
+        .flat_map(|c| {
+            random_sparse(n, e, seed + u64::from(c))
+                .into_iter()
+                .map(move |(a, b)| (a + c * n, b + c * n))
+        })
+        .collect()
+}
+
+/// The magic-set benchmark's graph: 40 components of 60 nodes and 90 edges.
+pub fn query_forest() -> Facts {
+    forest(40, 60, 90, 11)
+}

@@ -13,6 +13,19 @@ use dred::runtime::{AtomInfo, Batch, FactSets, GroundFact, Program, RuleInfo, Te
 
 pub type Facts = BTreeSet<GroundFact>;
 
+/// The seed's nine edges: a→b, a→e, b↔c, c→d, e→d, and the independent cycle u→v→w→u.
+pub const SEED_EDGES: [(&str, &str); 9] = [
+    ("a", "b"),
+    ("a", "e"),
+    ("b", "c"),
+    ("c", "b"),
+    ("c", "d"),
+    ("e", "d"),
+    ("u", "v"),
+    ("v", "w"),
+    ("w", "u"),
+];
+
 /// Parses `E(a,b)`, `Ready()`, `R(1,"x y")` (optionally ending in `.`) into a ground fact.
 pub fn parse_fact(text: &str) -> GroundFact {
     let text = text.trim().trim_end_matches('.');

@@ -55,6 +55,20 @@ fn main() {
             std::hint::black_box(differential_session(workload, &batches));
             scratch_kib = peak_kib();
         }
+        "forest-full" | "forest-query" => {
+            use dred_benches::engines::dred_programs::linear::{FromZero, TcLinear, E};
+            let edges = dred_benches::query_forest()
+                .into_iter()
+                .map(|(a, b)| E(a, b));
+            if engine == "forest-full" {
+                let inputs = dred::Batch::new().insert_all(edges);
+                std::hint::black_box(TcLinear::materialize(inputs).0.facts());
+            } else {
+                let inputs = dred::Batch::new().insert_all(edges);
+                std::hint::black_box(FromZero::materialize(inputs).0.facts());
+            }
+            scratch_kib = peak_kib();
+        }
         other => panic!("unknown engine {other}"),
     }
     match soak_kib {
