@@ -428,10 +428,7 @@ pub fn datafrog_scratch(workload: &Workload) -> usize {
 /// number of derived facts.
 pub fn differential_session(
     workload: &Workload,
-    batches: &[(
-        Vec<(&'static str, (u32, u32))>,
-        Vec<(&'static str, (u32, u32))>,
-    )],
+    batches: &[crate::UpdateBatch],
 ) -> (Duration, Vec<Duration>, usize) {
     use differential_dataflow::input::Input;
     use differential_dataflow::operators::Iterate;

@@ -161,16 +161,15 @@ pub fn workloads() -> Vec<Workload> {
     ]
 }
 
+/// Input facts named by relation: the changes of an update batch.
+pub type Changes = Vec<(&'static str, (u32, u32))>;
+
+/// An update batch: input facts to delete, then input facts to insert.
+pub type UpdateBatch = (Changes, Changes);
+
 /// A workload's update batches: `k` input facts chosen at random (deterministically) to
 /// delete, and `k` new facts over the same nodes to insert.
-pub fn update_facts(
-    workload: &Workload,
-    k: usize,
-    seed: u64,
-) -> (
-    Vec<(&'static str, (u32, u32))>,
-    Vec<(&'static str, (u32, u32))>,
-) {
+pub fn update_facts(workload: &Workload, k: usize, seed: u64) -> UpdateBatch {
     let mut rng = Rng::new(seed);
     let all: Vec<(&'static str, (u32, u32))> = workload
         .inputs
