@@ -222,6 +222,6 @@ pub use dred_macros::datalog;
 pub use dred_runtime as runtime;
 
 pub use dred_runtime::{
-    io, oracle, text, Batch, FactSets, GroundFact, Mismatch, Program, Relation, TextError, Trace,
-    UpdateReport,
+    io, oracle, text, Batch, FactSets, GroundFact, Mismatch, Program, Relation, Strategy,
+    TextError, Trace, UpdateReport,
 };

@@ -3,12 +3,17 @@
 //! net change and every round of every phase equal the literal instance-based reference of
 //! the seed, and its materialization equals the independent oracle's least model.
 //!
+//! The same histories run with the alternative-proof, automatic and recompute strategies
+//! (and with alternative proofs on a program rebuilt by `from_facts_unchecked`, whose facts
+//! carry no useful stamps): after every batch each has exactly the oracle's facts, and the
+//! alternative-proof report's sets are consistent with the seed's reference.
+//!
 //! Cases per program: 24 by default; set `DRED_PROPTEST_CASES` for a longer soak.
 
 mod common;
 
 use common::*;
-use dred::runtime::{Batch, FactSets, GroundFact, Program};
+use dred::runtime::{Batch, FactSets, GroundFact, Program, Strategy, Trace};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 
@@ -136,6 +141,111 @@ fn check_history<P: Program>(
     Ok(())
 }
 
+/// Runs one random history on `P` with every non-DRed strategy side by side, checking each
+/// against the oracle after every batch, and the alternative-proof report against the
+/// seed's reference: what lost support was over-deleted by DRed, what was checked was
+/// reached by DRed, and what it withdrew is exactly the true derived change.
+fn check_strategies<P: Program>(
+    initial: &[RawFact],
+    batches: &[RawBatch],
+) -> Result<(), TestCaseError> {
+    let mut inputs = Batch::new();
+    for raw in initial {
+        add::<P>(&mut inputs, true, raw, false);
+    }
+    let fresh = || dred::runtime::maintain::materialize::<P>(inputs.clone(), Trace::Counts).0;
+    let unstamped: P = dred::runtime::maintain::from_facts_unchecked(&fresh().all_facts());
+    let mut runs = [
+        (Strategy::AltProof, "alternative proofs", fresh()),
+        (
+            Strategy::AltProof,
+            "alternative proofs, unstamped",
+            unstamped,
+        ),
+        (Strategy::Auto, "automatic", fresh()),
+        (Strategy::Recompute, "recompute", fresh()),
+    ];
+
+    for (k, raw_batch) in batches.iter().enumerate() {
+        let old_model = ground_set(&runs[0].2.all_facts());
+        let mut batch = Batch::new();
+        let (mut deletions, mut insertions) = (Facts::new(), Facts::new());
+        for (insert, raw) in raw_batch.iter().filter(|(i, _)| !i) {
+            deletions.insert(add::<P>(&mut batch, *insert, raw, true));
+        }
+        for (insert, raw) in raw_batch.iter().filter(|(i, _)| *i) {
+            insertions.insert(add::<P>(&mut batch, *insert, raw, true));
+        }
+        let expected = reference_update(
+            P::RULES,
+            &old_model,
+            |r| is_input::<P>(r),
+            &deletions,
+            &insertions,
+        );
+        for (strategy, name, program) in &mut runs {
+            let report = dred::runtime::maintain::update_using(
+                program,
+                batch.clone(),
+                *strategy,
+                Trace::Explained,
+            );
+            let (edb, idb) = split_model(program);
+            prop_assert_eq!(
+                &idb,
+                &oracle_derived::<P>(&edb),
+                "{}: batch {} differs from the oracle",
+                name,
+                k + 1
+            );
+            prop_assert_eq!(ground_set(&report.net_delete), expected.net_delete.clone());
+            prop_assert_eq!(ground_set(&report.net_insert), expected.net_insert.clone());
+            if report.strategy != Strategy::AltProof {
+                continue;
+            }
+            let reached: Facts = expected.overdelete.iter().flatten().cloned().collect();
+            let unsupported = report
+                .overdeleted_derived
+                .facts
+                .as_ref()
+                .map(ground_set)
+                .unwrap_or_default();
+            prop_assert!(
+                unsupported.is_subset(&expected.overdeleted_idb),
+                "{}: batch {}: lost support without being over-deleted by DRed",
+                name,
+                k + 1
+            );
+            for round in report.checked.iter().flat_map(|c| &c.rounds) {
+                let checked = ground_set(round.facts.as_ref().expect("traced"));
+                prop_assert!(checked.is_subset(&reached), "{}: checked beyond DRed", name);
+            }
+            let rederived: Facts = report
+                .rederive
+                .iter()
+                .flat_map(|p| &p.rounds)
+                .flat_map(|r| ground_set(r.facts.as_ref().expect("traced")))
+                .collect();
+            let withdrawn: Facts = unsupported.difference(&rederived).cloned().collect();
+            let truly_gone: Facts = expected
+                .overdeleted_idb
+                .difference(
+                    &expected
+                        .rederive
+                        .iter()
+                        .flatten()
+                        .flatten()
+                        .cloned()
+                        .collect(),
+                )
+                .cloned()
+                .collect();
+            prop_assert_eq!(withdrawn, truly_gone, "{}: batch {} withdrew", name, k + 1);
+        }
+    }
+    Ok(())
+}
+
 type FactOf<P> = dred::runtime::Fact<P>;
 
 /// Every witness of an explained update is an instance of its rule over the facts that held
@@ -237,6 +347,14 @@ fn check_explanations<P: Program>(
 }
 
 fn run<P: Program>() {
+    run_with(check_history::<P>);
+}
+
+fn run_strategies<P: Program>() {
+    run_with(check_strategies::<P>);
+}
+
+fn run_with(check: fn(&[RawFact], &[RawBatch]) -> Result<(), TestCaseError>) {
     let raw_fact = || (any::<u8>(), any::<[u8; 3]>());
     let strategy = (
         prop::collection::vec(raw_fact(), 0..14),
@@ -251,9 +369,7 @@ fn run<P: Program>() {
         ..Config::default()
     });
     runner
-        .run(&strategy, |(initial, batches)| {
-            check_history::<P>(&initial, &batches)
-        })
+        .run(&strategy, |(initial, batches)| check(&initial, &batches))
         .unwrap();
 }
 
@@ -402,6 +518,19 @@ mod mixed_columns {
 #[test]
 fn tc_nonlinear_matches_reference_and_oracle() {
     run::<tc_nonlinear::Tc>();
+}
+
+#[test]
+fn strategies_match_oracle() {
+    run_strategies::<tc_nonlinear::Tc>();
+    run_strategies::<tc_linear::Tc>();
+    run_strategies::<same_generation::SameGen>();
+    run_strategies::<mutual_recursion::Mutual>();
+    run_strategies::<three_atoms::ThreeAtoms>();
+    run_strategies::<constants::Constants>();
+    run_strategies::<repeated_variables::Repeated>();
+    run_strategies::<zero_arity::ZeroArity>();
+    run_strategies::<mixed_columns::Access>();
 }
 
 #[test]

@@ -180,7 +180,10 @@ impl<'a> Context<'a> {
             #(#attrs)*
             #[allow(non_snake_case)]
             #[derive(Debug, Clone)]
-            #vis struct #name { #(#fields,)* }
+            #vis struct #name {
+                #(#fields,)*
+                __dred_clock: #rt::Stamp,
+            }
         }
     }
 
@@ -307,6 +310,11 @@ impl<'a> Context<'a> {
         let names: Vec<&Ident> = relations.iter().map(|r| &r.name).collect();
         let tys = self.tys();
         let input_names = relations.iter().filter(|r| r.input).map(|r| &r.name);
+        let input_names2: Vec<&Ident> = relations
+            .iter()
+            .filter(|r| r.input)
+            .map(|r| &r.name)
+            .collect();
         let input_tys = relations.iter().filter(|r| r.input).map(|r| self.ty(r));
         let infos = relations.iter().map(|r| {
             let name = r.name.to_string();
@@ -373,6 +381,31 @@ impl<'a> Context<'a> {
                         }
                     }
                 });
+        let unsupported =
+            relations
+                .iter()
+                .enumerate()
+                .filter(|(_, r)| !r.input)
+                .map(|(r, relation)| {
+                    let name = &relation.name;
+                    let checks: Vec<Ident> = self
+                        .program
+                        .rules
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, rule)| rule.head.relation == r)
+                        .map(|(i, _)| format_ident!("supports_rule_{}", i))
+                        .collect();
+                    quote! {
+                        unsupported.#name = candidates.#name.iter()
+                            .filter(|head| {
+                                let bound = self.#name.stamp(head).unwrap_or(0);
+                                !(false #(|| self.#checks(head, bound, gone))*)
+                            })
+                            .cloned()
+                            .collect();
+                    }
+                });
         let rule_fns = self
             .program
             .rules
@@ -398,7 +431,7 @@ impl<'a> Context<'a> {
                 const RULES: &'static [#rt::RuleInfo] = &[#(#rules),*];
 
                 fn empty() -> Self {
-                    #program { #(#empties,)* }
+                    #program { #(#empties,)* __dred_clock: 0 }
                 }
                 #[allow(unused_mut)]
                 fn constant_facts() -> #facts {
@@ -406,8 +439,14 @@ impl<'a> Context<'a> {
                     #(#constants)*
                     facts
                 }
-                fn insert_facts(&mut self, facts: &#facts) {
-                    #(self.#names.insert_all(&facts.#names);)*
+                fn insert_facts(&mut self, facts: &#facts, stamp: #rt::Stamp) {
+                    #(self.#names.insert_all(&facts.#names, stamp);)*
+                }
+                fn clock(&self) -> #rt::Stamp {
+                    self.__dred_clock
+                }
+                fn set_clock(&mut self, clock: #rt::Stamp) {
+                    self.__dred_clock = clock;
                 }
                 fn remove_facts(&mut self, facts: &#facts) {
                     #(self.#names.remove_all(&facts.#names);)*
@@ -416,7 +455,20 @@ impl<'a> Context<'a> {
                     #(facts.#names.retain(|fact| self.#names.contains(fact) == held);)*
                 }
                 fn all_facts(&self) -> #facts {
-                    #facts { #(#names: self.#names.as_set().clone(),)* }
+                    #facts { #(#names: self.#names.to_set(),)* }
+                }
+                #[allow(clippy::needless_update)]
+                fn input_facts(&self) -> #facts {
+                    #facts {
+                        #(#input_names2: self.#input_names2.to_set(),)*
+                        ..::std::default::Default::default()
+                    }
+                }
+                fn fact_count(&self) -> usize {
+                    0 #(+ self.#names.len())*
+                }
+                fn input_count(&self) -> usize {
+                    0 #(+ self.#input_names2.len())*
                 }
                 fn write_tsv(&self, relation: &str, out: &mut ::std::string::String) -> ::std::result::Result<(), #rt::TextError> {
                     match relation {
@@ -433,6 +485,12 @@ impl<'a> Context<'a> {
                     let mut derived = <#facts as ::std::default::Default>::default();
                     #(#derivable)*
                     derived
+                }
+                #[allow(unused_mut, unused_variables)]
+                fn unsupported(&self, candidates: &#facts, gone: &#facts) -> #facts {
+                    let mut unsupported = <#facts as ::std::default::Default>::default();
+                    #(#unsupported)*
+                    unsupported
                 }
                 fn is_input(fact: &#fact_enum) -> bool {
                     match #empty_deref fact { #(#fact_enum::#names(_) => #input_flags,)* }
@@ -510,7 +568,7 @@ impl<'a> Context<'a> {
             let variants = plan.deltas.iter().map(|join| {
                 let position = join.delta.expect("a delta join has a delta atom");
                 let delta_relation = &self.relation(rule.body[position].relation).name;
-                let body = self.join_code(rule, join, 0, &emit);
+                let body = self.join_code(rule, join, 0, &emit, Mode::Holds);
                 quote! {
                     if !delta.#delta_relation.is_empty() { #body }
                 }
@@ -527,7 +585,9 @@ impl<'a> Context<'a> {
 
         let derives = format_ident!("derives_rule_{}", index);
         let head_match = self.head_match(rule);
-        let body = self.join_code(rule, &plan.derive, 0, &quote!(return true;));
+        let body = self.join_code(rule, &plan.derive, 0, &quote!(return true;), Mode::Holds);
+        let supports = format_ident!("supports_rule_{}", index);
+        let support = self.join_code(rule, &plan.derive, 0, &quote!(return true;), Mode::Supports);
 
         let instances = format_ident!("instances_rule_{}", index);
         let fact_enum = &self.fact_enum;
@@ -547,7 +607,7 @@ impl<'a> Context<'a> {
                 return true;
             }
         };
-        let enumerate = self.join_code(rule, &plan.derive, 0, &visit);
+        let enumerate = self.join_code(rule, &plan.derive, 0, &visit, Mode::Holds);
         quote! {
             #fire
 
@@ -565,6 +625,15 @@ impl<'a> Context<'a> {
             fn #derives(&self, head: &#head_ty) -> bool {
                 #head_match
                 #body
+                false
+            }
+
+            #[doc = #doc]
+            #[inline(never)]
+            #[allow(unreachable_code)]
+            fn #supports(&self, head: &#head_ty, bound: #rt::Stamp, gone: &#facts) -> bool {
+                #head_match
+                #support
                 false
             }
         }
@@ -605,23 +674,44 @@ impl<'a> Context<'a> {
         join: &Join,
         step: usize,
         innermost: &TokenStream,
+        mode: Mode,
     ) -> TokenStream {
         let Some(current) = join.steps.get(step) else {
             return innermost.clone();
         };
-        let inner = self.join_code(rule, join, step + 1, innermost);
+        let inner = self.join_code(rule, join, step + 1, innermost, mode);
         let atom = &rule.body[current.atom];
-        let relation = &self.relation(atom.relation).name;
+        let body_relation = self.relation(atom.relation);
+        let relation = &body_relation.name;
         let row = format_ident!("row{}", step);
+        // A supporting instance's body facts are not gone and, unless they are input facts
+        // (which need no support), older than the head.
+        let support_filters = match mode {
+            Mode::Holds => Vec::new(),
+            Mode::Supports if body_relation.input => {
+                vec![quote!(!gone.#relation.contains(#row))]
+            }
+            Mode::Supports => vec![
+                quote!(self.#relation.holds_before(#row, bound)),
+                quote!(!gone.#relation.contains(#row)),
+            ],
+        };
 
         let rt = &self.rt;
         match &current.access {
             Access::Contains => {
                 let fact = self.construct(atom, &rule.vars);
+                let held = match mode {
+                    Mode::Holds => quote!(self.#relation.contains(#row)),
+                    Mode::Supports if body_relation.input => {
+                        quote!(self.#relation.contains(#row) #(&& #support_filters)*)
+                    }
+                    Mode::Supports => quote!(true #(&& #support_filters)*),
+                };
                 quote! {
                     {
                         let #row = &#fact;
-                        if self.#relation.contains(#row) { #inner }
+                        if #held { #inner }
                     }
                 }
             }
@@ -636,7 +726,8 @@ impl<'a> Context<'a> {
                     }
                     Access::Contains => unreachable!(),
                 };
-                let filters = self.filters(rule, atom, current, &row);
+                let mut filters = self.filters(rule, atom, current, &row);
+                filters.extend(support_filters);
                 let binds = current
                     .columns
                     .iter()
@@ -803,6 +894,17 @@ impl<'a> Context<'a> {
                     #rt::maintain::update(self, batch, trace)
                 }
 
+                /// Applies an update batch with `strategy` (every strategy leaves the same
+                /// facts; they differ in work and report), keeping what `trace` asks for.
+                pub fn update_using(
+                    &mut self,
+                    batch: #rt::Batch<#facts>,
+                    strategy: #rt::Strategy,
+                    trace: #rt::Trace,
+                ) -> #rt::UpdateReport<#facts> {
+                    #rt::maintain::update_using(self, batch, strategy, trace)
+                }
+
                 /// The facts of relation `T`.
                 pub fn relation<T: #rt::Tuple>(&self) -> &#rt::Relation<T>
                 where
@@ -918,6 +1020,15 @@ impl Context<'_> {
             }
         }
     }
+}
+
+/// What a join demands of each body fact it matches.
+#[derive(Clone, Copy)]
+enum Mode {
+    /// That it holds.
+    Holds,
+    /// That it can support a head stamped `bound` without facts of `gone`.
+    Supports,
 }
 
 fn var_ident(var: &Ident) -> Ident {

@@ -19,11 +19,11 @@ pub mod report;
 pub mod text;
 
 pub use explain::{Explainer, Justification, NotDerived, Proof};
-pub use maintain::{Batch, Mismatch};
+pub use maintain::{Batch, Mismatch, Strategy};
 pub use program::{
     Admit, AtomInfo, Fact, FactSets, HasRelation, InputFact, Program, Record, RelationInfo,
     RuleInfo, TermInfo,
 };
-pub use relation::{key_hash, FactSet, Relation, Tuple};
+pub use relation::{key_hash, FactSet, Relation, Stamp, Tuple};
 pub use report::{Phase, Round, Trace, UpdateReport, Witness};
 pub use text::{GroundFact, TextError};

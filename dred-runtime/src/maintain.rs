@@ -8,6 +8,7 @@
 use std::time::Instant;
 
 use crate::program::{Admit, Fact, FactSets, InputFact, Program};
+use crate::relation::Stamp;
 use crate::report::{Phase, Round, Trace, UpdateReport, Witness};
 use crate::text::{FieldError, GroundFact, TextError};
 
@@ -130,10 +131,54 @@ pub fn materialize<P: Program>(
     (program, report)
 }
 
+/// How an update withdraws what a deletion took away. Every strategy leaves exactly the
+/// same facts (the least model); they differ in the work done and in what the report tells.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Strategy {
+    /// The seed's delete-and-rederive rounds, exactly: over-delete everything that used a
+    /// deleted fact, then rederive what still has a proof.
+    #[default]
+    DRed,
+    /// Alternative proofs: before a fact's deletion propagates, look for another rule
+    /// instance whose body facts are not under deletion and are older than the fact (their
+    /// stamps are smaller, so no cycle can vouch for itself); only facts without one lose
+    /// their support and propagate. The unsupported facts are then rederived as in DRed.
+    AltProof,
+    /// Rematerialize from the input facts after the batch.
+    Recompute,
+    /// Per update: [`Strategy::Recompute`] when the net deletion is a large share of the
+    /// input facts, otherwise [`Strategy::AltProof`], guarded: once its checking has
+    /// cost more than a fraction of what rematerializing would, it stops (nothing has
+    /// changed yet) and rematerializes. The report says which ran and why.
+    Auto,
+}
+
+/// [`Strategy::Auto`] rematerializes outright when the net deletion is more than
+/// 1/`RECOMPUTE_SHARE` of the input facts.
+const RECOMPUTE_SHARE: usize = 20;
+
+/// [`Strategy::Auto`] stops checking and rematerializes once it has checked more than
+/// 1/`CHECK_BUDGET_SHARE` as many facts as the program holds.
+const CHECK_BUDGET_SHARE: usize = 8;
+
+/// Past this clock value, [`Strategy::Auto`] rematerializes to restart the clock (stamps
+/// saturate rather than wrap, so an exhausted clock only weakens them).
+const CLOCK_LIMIT: Stamp = Stamp::MAX / 2;
+
 /// Applies one update batch with DRed and reports every round.
 pub fn update<P: Program>(
     program: &mut P,
     batch: Batch<P::Facts>,
+    trace: Trace,
+) -> UpdateReport<P::Facts> {
+    update_using(program, batch, Strategy::DRed, trace)
+}
+
+/// Applies one update batch with `strategy` and reports what it did.
+pub fn update_using<P: Program>(
+    program: &mut P,
+    batch: Batch<P::Facts>,
+    strategy: Strategy,
     trace: Trace,
 ) -> UpdateReport<P::Facts> {
     let Batch {
@@ -145,6 +190,45 @@ pub fn update<P: Program>(
     deletions.subtract(&insertions);
     program.retain_held(&mut insertions, false);
 
+    match strategy {
+        Strategy::DRed => dred(program, deletions, insertions, trace),
+        Strategy::AltProof => alt_proof(program, deletions, insertions, None, trace)
+            .unwrap_or_else(|_| unreachable!("no budget, no fallback")),
+        Strategy::Recompute => recompute(program, deletions, insertions, None, trace),
+        Strategy::Auto => {
+            let inputs = program.input_count();
+            if deletions.len() * RECOMPUTE_SHARE > inputs {
+                let why = format!(
+                    "the net deletion ({} facts) is more than 1/{RECOMPUTE_SHARE} of the {inputs} input facts",
+                    deletions.len()
+                );
+                return recompute(program, deletions, insertions, Some(why), trace);
+            }
+            if program.clock() > CLOCK_LIMIT {
+                let why = "the stamp clock is exhausted".to_string();
+                return recompute(program, deletions, insertions, Some(why), trace);
+            }
+            let budget = program.fact_count() / CHECK_BUDGET_SHARE;
+            match alt_proof(program, deletions, insertions, Some(budget), trace) {
+                Ok(report) => report,
+                Err((deletions, insertions, checked)) => {
+                    let why = format!(
+                        "checking passed its budget ({checked} facts checked, budget {budget}): nothing had changed yet"
+                    );
+                    recompute(program, deletions, insertions, Some(why), trace)
+                }
+            }
+        }
+    }
+}
+
+/// The seed's DRed, given the normalized batch.
+fn dred<P: Program>(
+    program: &mut P,
+    deletions: P::Facts,
+    insertions: P::Facts,
+    trace: Trace,
+) -> UpdateReport<P::Facts> {
     let mut report = UpdateReport::new(deletions.clone(), P::Facts::default(), trace);
     if !deletions.is_empty() {
         let started = Instant::now();
@@ -167,13 +251,154 @@ pub fn update<P: Program>(
             report.rederive = Some(rederive);
         }
     }
+    finish_with_insertion(program, insertions, report)
+}
+
+fn finish_with_insertion<P: Program>(
+    program: &mut P,
+    insertions: P::Facts,
+    mut report: UpdateReport<P::Facts>,
+) -> UpdateReport<P::Facts> {
     if !insertions.is_empty() {
         report.net_insert = insertions.clone();
         let started = Instant::now();
-        insert_phase(program, insertions, &mut report.insert, trace);
+        insert_phase(program, insertions, &mut report.insert, report.trace);
         report.insert.elapsed = started.elapsed();
     }
     report
+}
+
+/// A normalized batch handed back when checking ran out of budget, with how many facts
+/// it had checked.
+type OverBudget<F> = (F, F, usize);
+
+/// The alternative-proof strategy, given the normalized batch. With a `budget`, gives the
+/// batch back untouched as soon as more facts than that have been checked.
+fn alt_proof<P: Program>(
+    program: &mut P,
+    deletions: P::Facts,
+    insertions: P::Facts,
+    budget: Option<usize>,
+    trace: Trace,
+) -> Result<UpdateReport<P::Facts>, OverBudget<P::Facts>> {
+    let mut report = UpdateReport::new(deletions.clone(), P::Facts::default(), trace);
+    report.strategy = Strategy::AltProof;
+    if !deletions.is_empty() {
+        let started = Instant::now();
+        let mut checked = Phase::default();
+        let unsupported = match unsupport_phase(
+            program,
+            &deletions,
+            &mut report.overdelete,
+            &mut checked,
+            budget,
+            trace,
+        ) {
+            Some(unsupported) => unsupported,
+            None => {
+                let total = checked.total();
+                return Err((deletions, insertions, total));
+            }
+        };
+        checked.elapsed = started.elapsed();
+        report.overdelete.elapsed = checked.elapsed;
+        report.checked = Some(checked);
+        report.overdeleted_derived = Round {
+            len: unsupported.len(),
+            facts: None,
+            witnesses: None,
+        };
+        if !unsupported.is_empty() {
+            if trace != Trace::Counts {
+                report.overdeleted_derived.facts = Some(unsupported.clone());
+            }
+            let started = Instant::now();
+            let mut rederive = Phase::default();
+            rederive_phase(program, unsupported, &mut rederive, trace);
+            rederive.elapsed = started.elapsed();
+            report.rederive = Some(rederive);
+        }
+    }
+    Ok(finish_with_insertion(program, insertions, report))
+}
+
+/// Loss of support: round 1 is D⁻; in round r+1 the heads (not yet unsupported) of rule
+/// instances that use a fact of round r are *checked*, and those with no supporting
+/// instance (body facts held, not unsupported, older than the head: see
+/// [`Program::unsupported`]) make up round r+1. A fact kept in one round is checked again
+/// whenever a fact of one of its instances loses support later. Nothing is removed until
+/// the phase ends; then the unsupported facts are, and their derived part is returned.
+/// Returns `None`, having changed nothing, once more than `budget` facts were checked.
+///
+/// Why this is exact: every fact that loses its last proof is reached (as in DRed's
+/// over-deletion), and every fact kept has a supporting instance of kept facts with
+/// smaller stamps, so by induction on stamps it still has a proof. The unsupported facts
+/// that still have one are restored by rederivation.
+fn unsupport_phase<P: Program>(
+    program: &mut P,
+    net_delete: &P::Facts,
+    unsupported: &mut Phase<P::Facts>,
+    checked: &mut Phase<P::Facts>,
+    budget: Option<usize>,
+    trace: Trace,
+) -> Option<P::Facts> {
+    let mut gone = net_delete.clone();
+    let mut frontier = net_delete.clone();
+    let mut frontier_witnesses = None;
+    checked.record(P::Facts::default(), trace, None);
+    loop {
+        let mut candidates = P::Facts::default();
+        program.fire(&frontier, Admit::NotIn(&gone), &mut candidates);
+        let next = program.unsupported(&candidates, &gone);
+        let next_witnesses = witnesses(program, &next, Some(&frontier), true, trace);
+        unsupported.record(frontier, trace, frontier_witnesses);
+        if candidates.is_empty() {
+            break;
+        }
+        checked.record(candidates, trace, None);
+        if budget.is_some_and(|budget| checked.total() > budget) {
+            return None;
+        }
+        if next.is_empty() {
+            unsupported.record(next, trace, next_witnesses);
+            break;
+        }
+        gone.union_with(&next);
+        frontier = next;
+        frontier_witnesses = next_witnesses;
+    }
+    program.remove_facts(&gone);
+    Some(gone.derived_part())
+}
+
+/// Rematerializes from the input facts after the batch; `why` says why [`Strategy::Auto`]
+/// chose it. The report's insertion rounds are the new materialization's.
+fn recompute<P: Program>(
+    program: &mut P,
+    deletions: P::Facts,
+    insertions: P::Facts,
+    why: Option<String>,
+    trace: Trace,
+) -> UpdateReport<P::Facts> {
+    let started = Instant::now();
+    let mut inputs = program.input_facts();
+    inputs.subtract(&deletions);
+    inputs.union_with(&insertions);
+    let (fresh, mut rebuilt) = materialize::<P>(Batch::inserting(inputs), trace);
+    *program = fresh;
+    let mut report = UpdateReport::new(deletions, insertions, trace);
+    report.strategy = Strategy::Recompute;
+    report.why = why;
+    report.insert = std::mem::take(&mut rebuilt.insert);
+    report.insert.elapsed = started.elapsed();
+    report
+}
+
+/// Advances the clock by one round and returns that round's stamp.
+fn next_stamp<P: Program>(program: &mut P) -> Stamp {
+    let stamp = program.clock().saturating_add(1);
+    program.set_clock(stamp);
+    stamp
 }
 
 /// Over-deletion: round 1 is D⁻; round r+1 holds the heads, not yet over-deleted, of rule
@@ -217,7 +442,8 @@ fn rederive_phase<P: Program>(
     let mut restored = program.derivable(&pending);
     let mut restored_witnesses = witnesses(program, &restored, None, false, trace);
     while !restored.is_empty() {
-        program.insert_facts(&restored);
+        let stamp = next_stamp(program);
+        program.insert_facts(&restored, stamp);
         pending.subtract(&restored);
         let mut next = P::Facts::default();
         program.fire(&restored, Admit::In(&pending), &mut next);
@@ -240,7 +466,8 @@ fn insert_phase<P: Program>(
     if delta.is_empty() {
         return;
     }
-    program.insert_facts(&delta);
+    let stamp = next_stamp(program);
+    program.insert_facts(&delta, stamp);
     let mut delta_witnesses = None;
     loop {
         let mut next = P::Facts::default();
@@ -250,7 +477,8 @@ fn insert_phase<P: Program>(
         if next.is_empty() {
             return;
         }
-        program.insert_facts(&next);
+        let stamp = next_stamp(program);
+        program.insert_facts(&next, stamp);
         delta = next;
         delta_witnesses = next_witnesses;
     }
@@ -299,9 +527,12 @@ fn witnesses<P: Program>(
 /// the rules over the input facts. It is not verified here; call [`verify`] to check it
 /// (at the cost of a full recomputation). Derived facts must not be taken from a different
 /// program or an older input set: DRed's correctness rests on this precondition.
+///
+/// Every fact gets stamp 0, which vouches for nothing: until facts are rederived, the
+/// alternative-proof strategy treats each fact it checks as unsupported (as DRed would).
 pub fn from_facts_unchecked<P: Program>(facts: &P::Facts) -> P {
     let mut program = P::empty();
-    program.insert_facts(facts);
+    program.insert_facts(facts, 0);
     program
 }
 

@@ -1,5 +1,6 @@
 //! One relation: a membership set plus the hash indexes its program's join plans asked for.
 
+use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hash, Hasher};
 
@@ -11,6 +12,15 @@ impl<T: Clone + Eq + Hash + Ord + std::fmt::Debug + 'static> Tuple for T {}
 
 /// A set of facts of one relation (a delta, a round, an update batch).
 pub type FactSet<T> = HashSet<T, BuildHasherDefault<FactHasher>>;
+
+/// When a fact was derived: a value of the program's clock, which advances by one per
+/// round of every phase that adds facts.
+///
+/// Stamps are hints that let the alternative-proof strategy keep a fact without searching
+/// further: a fact whose rule instance uses only facts with smaller stamps that still hold
+/// is well founded (induction on stamps). Correctness never depends on them: a fact whose
+/// stamp cannot vouch for it is simply treated as unsupported and rederived.
+pub type Stamp = u32;
 
 /// The hasher of fact sets: facts are short tuples of small values, hashed in the inner
 /// loop of every join, so the hash is one rotate-xor-multiply per word (the scheme of
@@ -137,23 +147,24 @@ impl<T: Tuple> Index<T> {
 
 /// The facts of one relation and its indexes, kept in step.
 ///
-/// Invariant: `facts` holds each fact once; every index holds exactly the facts in `facts`.
-/// Only [`Relation::insert`], [`Relation::insert_all`] and [`Relation::remove_all`] change a
-/// relation, and they update the set and every index together.
+/// Invariant: `facts` holds each fact once, with the [`Stamp`] of the round that added it;
+/// every index holds exactly the facts in `facts`. Only [`Relation::insert`],
+/// [`Relation::insert_all`] and [`Relation::remove_all`] change a relation, and they update
+/// the set and every index together; a fact's stamp never changes while it holds.
 ///
 /// ```
 /// use dred_runtime::{key_hash, Relation};
 /// // A relation of pairs with one index on the first column.
 /// let mut edges: Relation<(u32, u32)> = Relation::with_indexes(&[|e| key_hash(&(&e.0,))]);
-/// edges.insert((1, 2));
-/// edges.insert((1, 3));
+/// edges.insert((1, 2), 1);
+/// edges.insert((1, 3), 1);
 /// assert!(edges.contains(&(1, 2)));
 /// let from_one: Vec<_> = edges.probe(0, key_hash(&(&1u32,))).iter().filter(|e| e.0 == 1).collect();
 /// assert_eq!(from_one.len(), 2);
 /// ```
 #[derive(Clone)]
 pub struct Relation<T> {
-    facts: FactSet<T>,
+    facts: HashMap<T, Stamp, BuildHasherDefault<FactHasher>>,
     indexes: Vec<Index<T>>,
 }
 
@@ -161,7 +172,7 @@ impl<T: Tuple> Relation<T> {
     /// An empty relation with one index per key function (index `i` uses `keys[i]`).
     pub fn with_indexes(keys: &[fn(&T) -> u64]) -> Self {
         Relation {
-            facts: FactSet::default(),
+            facts: HashMap::default(),
             indexes: keys
                 .iter()
                 .map(|&key_of| Index {
@@ -175,7 +186,20 @@ impl<T: Tuple> Relation<T> {
     /// Whether `fact` holds.
     #[inline]
     pub fn contains(&self, fact: &T) -> bool {
-        self.facts.contains(fact)
+        self.facts.contains_key(fact)
+    }
+
+    /// The stamp of `fact`, if it holds.
+    #[inline]
+    pub fn stamp(&self, fact: &T) -> Option<Stamp> {
+        self.facts.get(fact).copied()
+    }
+
+    /// Whether `fact` holds with a stamp smaller than `bound`: it can vouch for a fact
+    /// stamped `bound`.
+    #[inline]
+    pub fn holds_before(&self, fact: &T, bound: Stamp) -> bool {
+        matches!(self.facts.get(fact), Some(&stamp) if stamp < bound)
     }
 
     /// How many facts hold.
@@ -190,19 +214,19 @@ impl<T: Tuple> Relation<T> {
 
     /// The facts, in no particular order.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = &T> + '_ {
-        self.facts.iter()
+        self.facts.keys()
     }
 
     /// The facts, sorted (the order reports and files use).
     pub fn sorted(&self) -> Vec<&T> {
-        let mut facts: Vec<&T> = self.facts.iter().collect();
+        let mut facts: Vec<&T> = self.facts.keys().collect();
         facts.sort_unstable();
         facts
     }
 
-    /// The membership set itself.
-    pub fn as_set(&self) -> &FactSet<T> {
-        &self.facts
+    /// A copy of the facts as a set.
+    pub fn to_set(&self) -> FactSet<T> {
+        self.facts.keys().cloned().collect()
     }
 
     /// The facts of index `index`'s bucket for `key_hash`: a superset of the facts with that
@@ -215,22 +239,26 @@ impl<T: Tuple> Relation<T> {
             .map_or(&[], Vec::as_slice)
     }
 
-    /// Adds `fact`; returns whether it was new.
-    pub fn insert(&mut self, fact: T) -> bool {
-        if !self.facts.insert(fact.clone()) {
-            return false;
+    /// Adds `fact` stamped `stamp`; returns whether it was new (a fact that holds keeps its
+    /// stamp).
+    pub fn insert(&mut self, fact: T, stamp: Stamp) -> bool {
+        match self.facts.entry(fact) {
+            Entry::Occupied(_) => false,
+            Entry::Vacant(slot) => {
+                for index in &mut self.indexes {
+                    index.insert(slot.key());
+                }
+                slot.insert(stamp);
+                true
+            }
         }
-        for index in &mut self.indexes {
-            index.insert(&fact);
-        }
-        true
     }
 
-    /// Adds every fact of `facts` (those already present are skipped).
-    pub fn insert_all(&mut self, facts: &FactSet<T>) {
+    /// Adds every fact of `facts` stamped `stamp` (those already present are skipped).
+    pub fn insert_all(&mut self, facts: &FactSet<T>, stamp: Stamp) {
         self.facts.reserve(facts.len());
         for fact in facts {
-            self.insert(fact.clone());
+            self.insert(fact.clone(), stamp);
         }
     }
 
@@ -274,9 +302,11 @@ mod tests {
     fn indexes_follow_inserts_and_batch_removals() {
         let mut rel: Relation<(u32, u32)> = Relation::with_indexes(&[by_first]);
         for e in [(1, 2), (1, 3), (2, 3)] {
-            assert!(rel.insert(e));
+            assert!(rel.insert(e, 1));
         }
-        assert!(!rel.insert((1, 2)));
+        assert!(!rel.insert((1, 2), 2));
+        assert_eq!(rel.stamp(&(1, 2)), Some(1));
+        assert!(rel.holds_before(&(1, 2), 2) && !rel.holds_before(&(1, 2), 1));
         let gone: FactSet<(u32, u32)> = [(1, 2), (9, 9)].into_iter().collect();
         rel.remove_all(&gone);
         assert_eq!(rel.len(), 2);

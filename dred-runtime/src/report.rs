@@ -3,6 +3,7 @@
 use std::fmt;
 use std::time::Duration;
 
+use crate::maintain::Strategy;
 use crate::program::FactSets;
 
 /// How much of each round an update keeps in its report.
@@ -90,23 +91,40 @@ impl<F: FactSets> Phase<F> {
 
 /// What one update (or the initial materialization) changed, phase by phase.
 ///
-/// Phases follow the seed: over-deletion (round 1 is the net deletion), rederivation (present
-/// only when some derived fact was over-deleted; its last round is the empty one that ends
-/// it), insertion (round 1 is the net insertion). `Display` prints the canonical trace lines
-/// of `shared/cases` (`overdelete 2: R(a,b)`), facts sorted by relation name, then by value.
+/// With [`Strategy::DRed`], phases follow the seed: over-deletion (round 1 is the net
+/// deletion), rederivation (present only when some derived fact was over-deleted; its last
+/// round is the empty one that ends it), insertion (round 1 is the net insertion). `Display`
+/// prints the canonical trace lines of `shared/cases` (`overdelete 2: R(a,b)`), facts sorted
+/// by relation name, then by value.
+///
+/// With [`Strategy::AltProof`], `overdelete` holds the rounds of facts that lost their
+/// support (`unsupported r` lines; round 1 is the net deletion), `checked` the facts checked
+/// in each round (`check r`), and rederivation restores the unsupported facts that still
+/// have a proof. With [`Strategy::Recompute`], `insert` holds the rematerialization's
+/// rounds (`recompute r`). Those reports open with a `strategy:` line.
 #[derive(Debug, Clone)]
 pub struct UpdateReport<F: FactSets> {
+    /// The strategy that ran ([`Strategy::Auto`] reports the one it chose).
+    pub strategy: Strategy,
+    /// Why [`Strategy::Auto`] rematerialized, when it did.
+    pub why: Option<String>,
     /// D⁻: input facts that held and are gone after the batch.
     pub net_delete: F,
     /// A⁺: input facts that did not hold and do after the batch.
     pub net_insert: F,
-    /// Over-deletion rounds (empty when nothing was deleted).
+    /// Over-deletion rounds (empty when nothing was deleted); for
+    /// [`Strategy::AltProof`], the rounds of facts that lost their support.
     pub overdelete: Phase<F>,
-    /// Derived facts over-deleted (all rounds' derived facts together).
+    /// [`Strategy::AltProof`] only: the facts whose support was checked, per round (round 1,
+    /// the net deletion, checks nothing).
+    pub checked: Option<Phase<F>>,
+    /// Derived facts over-deleted (all rounds' derived facts together); for
+    /// [`Strategy::AltProof`], the derived facts that lost their support.
     pub overdeleted_derived: Round<F>,
-    /// Rederivation rounds, when some derived fact was over-deleted.
+    /// Rederivation rounds, when some derived fact was over-deleted (or lost support).
     pub rederive: Option<Phase<F>>,
-    /// Insertion rounds (empty when nothing was inserted).
+    /// Insertion rounds (empty when nothing was inserted); for [`Strategy::Recompute`], the
+    /// rematerialization's rounds.
     pub insert: Phase<F>,
     /// How much the report kept.
     pub trace: Trace,
@@ -115,9 +133,12 @@ pub struct UpdateReport<F: FactSets> {
 impl<F: FactSets> UpdateReport<F> {
     pub(crate) fn new(net_delete: F, net_insert: F, trace: Trace) -> Self {
         UpdateReport {
+            strategy: Strategy::DRed,
+            why: None,
             net_delete,
             net_insert,
             overdelete: Phase::default(),
+            checked: None,
             overdeleted_derived: Round {
                 len: 0,
                 facts: None,
@@ -135,9 +156,27 @@ impl<F: FactSets> UpdateReport<F> {
     }
 
     /// Derived facts that were over-deleted and not restored: the derived part of the net
-    /// deletion (before insertion, which may add some back).
+    /// deletion (before insertion, which may add some back). Not known after a
+    /// [`Strategy::Recompute`] (0).
     pub fn withdrawn(&self) -> usize {
         self.overdeleted_derived.len - self.rederived()
+    }
+
+    /// How many facts [`Strategy::AltProof`] checked for support (0 for other strategies).
+    pub fn checked(&self) -> usize {
+        self.checked.as_ref().map_or(0, Phase::total)
+    }
+
+    /// The names a phase's lines carry for this report's strategy: deletion, its derived
+    /// total, rederivation, insertion.
+    fn labels(&self) -> [&'static str; 4] {
+        match self.strategy {
+            Strategy::AltProof => ["unsupported", "unsupported_idb", "rederive", "insert"],
+            Strategy::Recompute => ["overdelete", "overdeleted_idb", "rederive", "recompute"],
+            Strategy::DRed | Strategy::Auto => {
+                ["overdelete", "overdeleted_idb", "rederive", "insert"]
+            }
+        }
     }
 
     /// With [`Trace::Explained`], one line per fact that entered a round through a rule:
@@ -146,10 +185,11 @@ impl<F: FactSets> UpdateReport<F> {
     /// Empty for other traces.
     pub fn explained(&self) -> String {
         let mut out = String::new();
+        let [deletion, _, rederive, insert] = self.labels();
         let phases = [
-            ("overdelete", Some(&self.overdelete)),
-            ("rederive", self.rederive.as_ref()),
-            ("insert", Some(&self.insert)),
+            (deletion, Some(&self.overdelete)),
+            (rederive, self.rederive.as_ref()),
+            (insert, Some(&self.insert)),
         ];
         for (name, phase) in phases {
             let Some(phase) = phase else { continue };
@@ -172,7 +212,7 @@ impl<F: FactSets> UpdateReport<F> {
         out
     }
 
-    /// Total time over all phases.
+    /// Total time over all phases (checking is part of [`Self::overdelete`]'s).
     pub fn elapsed(&self) -> Duration {
         self.overdelete.elapsed
             + self.rederive.as_ref().map_or(Duration::ZERO, |p| p.elapsed)
@@ -194,31 +234,58 @@ fn write_phase<F: FactSets>(
     phase: &Phase<F>,
 ) -> fmt::Result {
     for (i, round) in phase.rounds.iter().enumerate() {
-        match &round.facts {
-            Some(facts) => write_line(f, &format!("{name} {}", i + 1), facts)?,
-            None => writeln!(f, "{name} {}: ({} facts)", i + 1, round.len)?,
-        }
+        write_round(f, &format!("{name} {}", i + 1), round)?;
     }
     Ok(())
 }
 
+fn write_round<F: FactSets>(
+    f: &mut fmt::Formatter<'_>,
+    label: &str,
+    round: &Round<F>,
+) -> fmt::Result {
+    match &round.facts {
+        Some(facts) => write_line(f, label, facts),
+        None => writeln!(f, "{label}: ({} facts)", round.len),
+    }
+}
+
 impl<F: FactSets> fmt::Display for UpdateReport<F> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let [deletion, deleted_derived, rederive, insert] = self.labels();
+        match (self.strategy, &self.why) {
+            (Strategy::DRed | Strategy::Auto, _) => {}
+            (Strategy::AltProof, _) => writeln!(f, "strategy: alternative proofs")?,
+            (Strategy::Recompute, None) => writeln!(f, "strategy: recompute")?,
+            (Strategy::Recompute, Some(why)) => writeln!(f, "strategy: recompute ({why})")?,
+        }
         write_line(f, "net_delete", &self.net_delete)?;
         write_line(f, "net_insert", &self.net_insert)?;
-        write_phase(f, "overdelete", &self.overdelete)?;
-        match &self.overdeleted_derived.facts {
-            Some(facts) => write_line(f, "overdeleted_idb", facts)?,
-            None if self.trace != Trace::Counts => writeln!(f, "overdeleted_idb:")?,
-            None => writeln!(
-                f,
-                "overdeleted_idb: ({} facts)",
-                self.overdeleted_derived.len
-            )?,
+        if self.strategy != Strategy::Recompute {
+            match &self.checked {
+                Some(checked) => {
+                    for (i, round) in self.overdelete.rounds.iter().enumerate() {
+                        if i > 0 {
+                            write_round(f, &format!("check {}", i + 1), &checked.rounds[i])?;
+                        }
+                        write_round(f, &format!("{deletion} {}", i + 1), round)?;
+                    }
+                }
+                None => write_phase(f, deletion, &self.overdelete)?,
+            }
+            match &self.overdeleted_derived.facts {
+                Some(facts) => write_line(f, deleted_derived, facts)?,
+                None if self.trace != Trace::Counts => writeln!(f, "{deleted_derived}:")?,
+                None => writeln!(
+                    f,
+                    "{deleted_derived}: ({} facts)",
+                    self.overdeleted_derived.len
+                )?,
+            }
         }
-        if let Some(rederive) = &self.rederive {
-            write_phase(f, "rederive", rederive)?;
+        if let Some(phase) = &self.rederive {
+            write_phase(f, rederive, phase)?;
         }
-        write_phase(f, "insert", &self.insert)
+        write_phase(f, insert, &self.insert)
     }
 }
