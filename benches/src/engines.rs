@@ -80,6 +80,12 @@ pub struct UpdateCounts {
     pub overdeleted: usize,
     pub rederived: usize,
     pub inserted: usize,
+    /// Facts checked for support (alternative proofs only).
+    pub checked: usize,
+    /// The strategy that ran.
+    pub strategy: dred::Strategy,
+    /// Rows the update's joins visited.
+    pub work: u64,
 }
 
 fn counts<F: dred::FactSets>(report: &dred::UpdateReport<F>) -> UpdateCounts {
@@ -92,6 +98,9 @@ fn counts<F: dred::FactSets>(report: &dred::UpdateReport<F>) -> UpdateCounts {
             .insert
             .total()
             .saturating_sub(report.net_insert.len()),
+        checked: report.checked(),
+        strategy: report.strategy,
+        work: report.work,
     }
 }
 
@@ -118,48 +127,72 @@ impl DredProgram {
 
     /// The least model, and how many derived facts it has.
     pub fn from_scratch(workload: &Workload) -> (Self, usize) {
+        use dred_programs::{andersen as a, linear as l, same_generation as s};
         let none: &Changes = &[];
         let inserts: Vec<(&'static str, (u32, u32))> = workload
             .inputs
             .iter()
             .flat_map(|(name, facts)| facts.iter().map(move |f| (*name, *f)))
             .collect();
-        let mut program = match workload.rules {
-            Rules::TcNonlinear => DredProgram::TcNonlinear(dred_programs::TcNonlinear::new()),
-            Rules::TcLinear => DredProgram::TcLinear(dred_programs::linear::TcLinear::new()),
-            Rules::SameGeneration => {
-                DredProgram::SameGeneration(dred_programs::same_generation::SameGeneration::new())
-            }
-            Rules::Andersen => DredProgram::Andersen(dred_programs::andersen::Andersen::new()),
+        let inserts = &inserts[..];
+        let program = match workload.rules {
+            Rules::TcNonlinear => DredProgram::TcNonlinear(
+                dred_programs::TcNonlinear::materialize(
+                    batch_of!(none, inserts, { "E" => dred_programs::E }),
+                )
+                .0,
+            ),
+            Rules::TcLinear => DredProgram::TcLinear(
+                l::TcLinear::materialize(batch_of!(none, inserts, { "E" => l::E })).0,
+            ),
+            Rules::SameGeneration => DredProgram::SameGeneration(
+                s::SameGeneration::materialize(batch_of!(none, inserts, { "Par" => s::Par })).0,
+            ),
+            Rules::Andersen => DredProgram::Andersen(
+                a::Andersen::materialize(batch_of!(none, inserts, {
+                    "AddressOf" => a::AddressOf, "Assign" => a::Assign,
+                    "Load" => a::Load, "Store" => a::Store
+                }))
+                .0,
+            ),
         };
-        program.update(none, &inserts);
         let derived = program.derived_len();
         (program, derived)
     }
 
     /// Applies one batch with DRed (counts-only report).
     pub fn update(&mut self, deletions: &Changes, insertions: &Changes) -> UpdateCounts {
+        self.update_using(deletions, insertions, dred::Strategy::DRed)
+    }
+
+    /// Applies one batch with `strategy` (counts-only report).
+    pub fn update_using(
+        &mut self,
+        deletions: &Changes,
+        insertions: &Changes,
+        strategy: dred::Strategy,
+    ) -> UpdateCounts {
         use dred_programs::{andersen as a, linear as l, same_generation as s};
         let trace = dred::Trace::Counts;
         match self {
             DredProgram::TcNonlinear(p) => {
                 let batch = batch_of!(deletions, insertions, { "E" => dred_programs::E });
-                counts(&p.update_with(batch, trace))
+                counts(&p.update_using(batch, strategy, trace))
             }
             DredProgram::TcLinear(p) => {
                 let batch = batch_of!(deletions, insertions, { "E" => l::E });
-                counts(&p.update_with(batch, trace))
+                counts(&p.update_using(batch, strategy, trace))
             }
             DredProgram::SameGeneration(p) => {
                 let batch = batch_of!(deletions, insertions, { "Par" => s::Par });
-                counts(&p.update_with(batch, trace))
+                counts(&p.update_using(batch, strategy, trace))
             }
             DredProgram::Andersen(p) => {
                 let batch = batch_of!(deletions, insertions, {
                     "AddressOf" => a::AddressOf, "Assign" => a::Assign,
                     "Load" => a::Load, "Store" => a::Store
                 });
-                counts(&p.update_with(batch, trace))
+                counts(&p.update_using(batch, strategy, trace))
             }
         }
     }

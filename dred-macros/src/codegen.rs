@@ -182,7 +182,7 @@ impl<'a> Context<'a> {
             #[derive(Debug, Clone)]
             #vis struct #name {
                 #(#fields,)*
-                __dred_clock: #rt::Stamp,
+                __dred: #rt::Bookkeeping,
             }
         }
     }
@@ -353,7 +353,7 @@ impl<'a> Context<'a> {
             .filter(|(_, rule)| !rule.body.is_empty())
             .map(|(i, _)| {
                 let fire = format_ident!("fire_rule_{}", i);
-                quote!(self.#fire(delta, admit, out);)
+                quote!(self.#fire(delta, admit, out, work);)
             });
         let derivable =
             relations
@@ -375,7 +375,7 @@ impl<'a> Context<'a> {
                     } else {
                         quote! {
                             derived.#name = candidates.#name.iter()
-                                .filter(|head| #(self.#checks(head))||*)
+                                .filter(|head| #(self.#checks(head, work))||*)
                                 .cloned()
                                 .collect();
                         }
@@ -400,7 +400,7 @@ impl<'a> Context<'a> {
                         unsupported.#name = candidates.#name.iter()
                             .filter(|head| {
                                 let bound = self.#name.stamp(head).unwrap_or(0);
-                                !(false #(|| self.#checks(head, bound, gone))*)
+                                !(false #(|| self.#checks(head, bound, work))*)
                             })
                             .cloned()
                             .collect();
@@ -431,7 +431,7 @@ impl<'a> Context<'a> {
                 const RULES: &'static [#rt::RuleInfo] = &[#(#rules),*];
 
                 fn empty() -> Self {
-                    #program { #(#empties,)* __dred_clock: 0 }
+                    #program { #(#empties,)* __dred: ::std::default::Default::default() }
                 }
                 #[allow(unused_mut)]
                 fn constant_facts() -> #facts {
@@ -442,14 +442,17 @@ impl<'a> Context<'a> {
                 fn insert_facts(&mut self, facts: &#facts, stamp: #rt::Stamp) {
                     #(self.#names.insert_all(&facts.#names, stamp);)*
                 }
-                fn clock(&self) -> #rt::Stamp {
-                    self.__dred_clock
+                fn bookkeeping(&self) -> &#rt::Bookkeeping {
+                    &self.__dred
                 }
-                fn set_clock(&mut self, clock: #rt::Stamp) {
-                    self.__dred_clock = clock;
+                fn bookkeeping_mut(&mut self) -> &mut #rt::Bookkeeping {
+                    &mut self.__dred
                 }
                 fn remove_facts(&mut self, facts: &#facts) {
                     #(self.#names.remove_all(&facts.#names);)*
+                }
+                fn retire_facts(&mut self, facts: &#facts) {
+                    #(self.#names.retire_all(&facts.#names);)*
                 }
                 fn retain_held(&self, facts: &mut #facts, held: bool) {
                     #(facts.#names.retain(|fact| self.#names.contains(fact) == held);)*
@@ -477,17 +480,17 @@ impl<'a> Context<'a> {
                     }
                 }
                 #[allow(unused_variables)]
-                fn fire(&self, delta: &#facts, admit: #rt::Admit<&#facts>, out: &mut #facts) {
+                fn fire(&self, delta: &#facts, admit: #rt::Admit<&#facts>, out: &mut #facts, work: &mut u64) {
                     #(#fire_calls)*
                 }
                 #[allow(unused_mut)]
-                fn derivable(&self, candidates: &#facts) -> #facts {
+                fn derivable(&self, candidates: &#facts, work: &mut u64) -> #facts {
                     let mut derived = <#facts as ::std::default::Default>::default();
                     #(#derivable)*
                     derived
                 }
                 #[allow(unused_mut, unused_variables)]
-                fn unsupported(&self, candidates: &#facts, gone: &#facts) -> #facts {
+                fn unsupported(&self, candidates: &#facts, work: &mut u64) -> #facts {
                     let mut unsupported = <#facts as ::std::default::Default>::default();
                     #(#unsupported)*
                     unsupported
@@ -568,7 +571,7 @@ impl<'a> Context<'a> {
             let variants = plan.deltas.iter().map(|join| {
                 let position = join.delta.expect("a delta join has a delta atom");
                 let delta_relation = &self.relation(rule.body[position].relation).name;
-                let body = self.join_code(rule, join, 0, &emit, Mode::Holds);
+                let body = self.join_code(rule, join, 0, &emit, Mode::Live);
                 quote! {
                     if !delta.#delta_relation.is_empty() { #body }
                 }
@@ -576,7 +579,7 @@ impl<'a> Context<'a> {
             quote! {
                 #[doc = #doc]
                 #[inline(never)]
-                fn #fire(&self, delta: &#facts, admit: #rt::Admit<&#facts>, out: &mut #facts) {
+                fn #fire(&self, delta: &#facts, admit: #rt::Admit<&#facts>, out: &mut #facts, work: &mut u64) {
                     let admit = admit.project(|facts| &facts.#head_relation);
                     #(#variants)*
                 }
@@ -607,13 +610,14 @@ impl<'a> Context<'a> {
                 return true;
             }
         };
-        let enumerate = self.join_code(rule, &plan.derive, 0, &visit, Mode::Holds);
+        let enumerate = self.join_code(rule, &plan.derive, 0, &visit, Mode::Live);
         quote! {
             #fire
 
             #[doc = #doc]
             #[inline(never)]
             fn #instances(&self, head: &#head_ty, visit: &mut dyn FnMut(usize, &[#fact_enum]) -> bool) -> bool {
+                let work = &mut 0u64;
                 #head_match
                 #enumerate
                 false
@@ -622,7 +626,7 @@ impl<'a> Context<'a> {
             #[doc = #doc]
             #[inline(never)]
             #[allow(unreachable_code)]
-            fn #derives(&self, head: &#head_ty) -> bool {
+            fn #derives(&self, head: &#head_ty, work: &mut u64) -> bool {
                 #head_match
                 #body
                 false
@@ -631,7 +635,7 @@ impl<'a> Context<'a> {
             #[doc = #doc]
             #[inline(never)]
             #[allow(unreachable_code)]
-            fn #supports(&self, head: &#head_ty, bound: #rt::Stamp, gone: &#facts) -> bool {
+            fn #supports(&self, head: &#head_ty, bound: #rt::Stamp, work: &mut u64) -> bool {
                 #head_match
                 #support
                 false
@@ -684,33 +688,32 @@ impl<'a> Context<'a> {
         let body_relation = self.relation(atom.relation);
         let relation = &body_relation.name;
         let row = format_ident!("row{}", step);
-        // A supporting instance's body facts are not gone and, unless they are input facts
-        // (which need no support), older than the head.
+        // A supporting instance's body facts hold and, unless they are input facts (which
+        // need no support), are older than the head. Facts may be retired: an index can
+        // still return them, so input facts are checked too.
         let support_filters = match mode {
-            Mode::Holds => Vec::new(),
-            Mode::Supports if body_relation.input => {
-                vec![quote!(!gone.#relation.contains(#row))]
+            Mode::Supports if !body_relation.input => {
+                vec![quote!(self.#relation.holds_before(#row, bound))]
             }
-            Mode::Supports => vec![
-                quote!(self.#relation.holds_before(#row, bound)),
-                quote!(!gone.#relation.contains(#row)),
-            ],
+            Mode::Supports | Mode::Live => vec![quote!(self.#relation.live(#row))],
+            Mode::Holds => Vec::new(),
         };
 
         let rt = &self.rt;
         match &current.access {
             Access::Contains => {
                 let fact = self.construct(atom, &rule.vars);
+                // A membership test never sees retired facts.
                 let held = match mode {
-                    Mode::Holds => quote!(self.#relation.contains(#row)),
-                    Mode::Supports if body_relation.input => {
-                        quote!(self.#relation.contains(#row) #(&& #support_filters)*)
+                    Mode::Supports if !body_relation.input => {
+                        quote!(self.#relation.holds_before(#row, bound))
                     }
-                    Mode::Supports => quote!(true #(&& #support_filters)*),
+                    _ => quote!(self.#relation.contains(#row)),
                 };
                 quote! {
                     {
                         let #row = &#fact;
+                        *work += 1;
                         if #held { #inner }
                     }
                 }
@@ -742,6 +745,7 @@ impl<'a> Context<'a> {
                     });
                 quote! {
                     for #row in #source {
+                        *work += 1;
                         if true #(&& #filters)* {
                             #(#binds)*
                             #inner
@@ -1027,8 +1031,10 @@ impl Context<'_> {
 enum Mode {
     /// That it holds.
     Holds,
-    /// That it can support a head stamped `bound` without facts of `gone`.
+    /// That it can support a head stamped `bound`.
     Supports,
+    /// That it holds, though indexes may still hold retired facts.
+    Live,
 }
 
 fn var_ident(var: &Ident) -> Ident {

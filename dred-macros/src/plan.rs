@@ -56,6 +56,7 @@ pub enum ColumnUse {
 
 pub fn plan(program: &ir::Program) -> Plan {
     let mut indexes = vec![Vec::new(); program.relations.len()];
+    let inputs: Vec<bool> = program.relations.iter().map(|r| r.input).collect();
     let rules = program
         .rules
         .iter()
@@ -64,6 +65,7 @@ pub fn plan(program: &ir::Program) -> Plan {
             let mut planner = JoinPlanner {
                 rule,
                 occurrences: &occurrences,
+                inputs: &inputs,
                 indexes: &mut indexes,
             };
             let deltas = (0..rule.body.len())
@@ -85,12 +87,15 @@ pub fn plan(program: &ir::Program) -> Plan {
 struct JoinPlanner<'a> {
     rule: &'a ir::Rule,
     occurrences: &'a [usize],
+    /// Per relation, whether it is an input relation.
+    inputs: &'a [bool],
     indexes: &'a mut Vec<Vec<Vec<usize>>>,
 }
 
 impl JoinPlanner<'_> {
     /// Greedy order: start at the delta atom, then always the atom with the most known
-    /// columns (fully known first), ties to source order.
+    /// columns (fully known first), ties to input relations (derived ones, closures of
+    /// them, tend to have far more facts per key), then to source order.
     fn join(&mut self, delta: Option<usize>, mut bound: Vec<bool>) -> Join {
         let mut remaining: Vec<usize> = (0..self.rule.body.len())
             .filter(|&p| Some(p) != delta)
@@ -105,7 +110,8 @@ impl JoinPlanner<'_> {
                 .enumerate()
                 .max_by_key(|(_, &p)| {
                     let (known, arity) = self.known_columns(p, &bound);
-                    (known == arity, known, std::cmp::Reverse(p))
+                    let input = self.inputs[self.rule.body[p].relation];
+                    (known == arity, known, input, std::cmp::Reverse(p))
                 })
                 .map(|(i, _)| i)
                 .expect("remaining is not empty");

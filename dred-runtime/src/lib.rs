@@ -21,8 +21,8 @@ pub mod text;
 pub use explain::{Explainer, Justification, NotDerived, Proof};
 pub use maintain::{Batch, Mismatch, Strategy};
 pub use program::{
-    Admit, AtomInfo, Fact, FactSets, HasRelation, InputFact, Program, Record, RelationInfo,
-    RuleInfo, TermInfo,
+    Admit, AtomInfo, Bookkeeping, Fact, FactSets, HasRelation, InputFact, Program, Record,
+    RelationInfo, RuleInfo, TermInfo,
 };
 pub use relation::{key_hash, FactSet, Relation, Stamp, Tuple};
 pub use report::{Phase, Round, Trace, UpdateReport, Witness};

@@ -126,8 +126,18 @@ pub fn materialize<P: Program>(
     seeds.union_with(&inputs.insertions);
     let mut report = UpdateReport::new(P::Facts::default(), inputs.insertions, trace);
     let started = Instant::now();
-    insert_phase(&mut program, seeds, &mut report.insert, trace);
+    insert_phase(
+        &mut program,
+        seeds,
+        &mut report.insert,
+        trace,
+        &mut report.work,
+    );
     report.insert.elapsed = started.elapsed();
+    let facts = program.fact_count();
+    let bookkeeping = program.bookkeeping_mut();
+    bookkeeping.scratch_work = report.work;
+    bookkeeping.scratch_facts = facts;
     (program, report)
 }
 
@@ -157,9 +167,10 @@ pub enum Strategy {
 /// 1/`RECOMPUTE_SHARE` of the input facts.
 const RECOMPUTE_SHARE: usize = 20;
 
-/// [`Strategy::Auto`] stops checking and rematerializes once it has checked more than
-/// 1/`CHECK_BUDGET_SHARE` as many facts as the program holds.
-const CHECK_BUDGET_SHARE: usize = 8;
+/// [`Strategy::Auto`] stops and rematerializes once its joins have done more than
+/// 1/`GUARD_SHARE` of the work a rematerialization is expected to do, so that no update
+/// costs much more than 1 + 1/`GUARD_SHARE` recomputes.
+const GUARD_SHARE: u64 = 5;
 
 /// Past this clock value, [`Strategy::Auto`] rematerializes to restart the clock (stamps
 /// saturate rather than wrap, so an exhausted clock only weakens them).
@@ -204,21 +215,32 @@ pub fn update_using<P: Program>(
                 );
                 return recompute(program, deletions, insertions, Some(why), trace);
             }
-            if program.clock() > CLOCK_LIMIT {
+            if program.bookkeeping().clock > CLOCK_LIMIT {
                 let why = "the stamp clock is exhausted".to_string();
                 return recompute(program, deletions, insertions, Some(why), trace);
             }
-            let budget = program.fact_count() / CHECK_BUDGET_SHARE;
+            let budget = recompute_estimate(program) / GUARD_SHARE;
             match alt_proof(program, deletions, insertions, Some(budget), trace) {
                 Ok(report) => report,
-                Err((deletions, insertions, checked)) => {
+                Err((deletions, insertions, spent)) => {
                     let why = format!(
-                        "checking passed its budget ({checked} facts checked, budget {budget}): nothing had changed yet"
+                        "its work passed the guard ({spent} rows visited, budget {budget}, 1/{GUARD_SHARE} of a recompute's)"
                     );
                     recompute(program, deletions, insertions, Some(why), trace)
                 }
             }
         }
+    }
+}
+
+/// The work a rematerialization would do: the last one's, scaled to today's fact count
+/// (twice the facts if the program was never materialized from scratch).
+fn recompute_estimate<P: Program>(program: &P) -> u64 {
+    let facts = program.fact_count() as u64;
+    let bookkeeping = program.bookkeeping();
+    match bookkeeping.scratch_facts as u64 {
+        0 => 2 * facts,
+        then => bookkeeping.scratch_work.saturating_mul(facts.max(1)) / then,
     }
 }
 
@@ -232,7 +254,13 @@ fn dred<P: Program>(
     let mut report = UpdateReport::new(deletions.clone(), P::Facts::default(), trace);
     if !deletions.is_empty() {
         let started = Instant::now();
-        let overdeleted = overdelete_phase(program, deletions, &mut report.overdelete, trace);
+        let overdeleted = overdelete_phase(
+            program,
+            deletions,
+            &mut report.overdelete,
+            trace,
+            &mut report.work,
+        );
         report.overdelete.elapsed = started.elapsed();
 
         report.overdeleted_derived = Round {
@@ -246,7 +274,14 @@ fn dred<P: Program>(
             }
             let started = Instant::now();
             let mut rederive = Phase::default();
-            rederive_phase(program, overdeleted, &mut rederive, trace);
+            rederive_phase(
+                program,
+                overdeleted,
+                &mut rederive,
+                trace,
+                &mut report.work,
+                None,
+            );
             rederive.elapsed = started.elapsed();
             report.rederive = Some(rederive);
         }
@@ -262,23 +297,38 @@ fn finish_with_insertion<P: Program>(
     if !insertions.is_empty() {
         report.net_insert = insertions.clone();
         let started = Instant::now();
-        insert_phase(program, insertions, &mut report.insert, report.trace);
+        let (facts_before, work_before) = (program.fact_count(), report.work);
+        insert_phase(
+            program,
+            insertions,
+            &mut report.insert,
+            report.trace,
+            &mut report.work,
+        );
         report.insert.elapsed = started.elapsed();
+        // An insertion that built most of the model is as good a measure of a recompute's
+        // cost as a materialization.
+        let facts = program.fact_count();
+        if facts >= 2 * facts_before {
+            let bookkeeping = program.bookkeeping_mut();
+            bookkeeping.scratch_work = report.work - work_before;
+            bookkeeping.scratch_facts = facts;
+        }
     }
     report
 }
 
-/// A normalized batch handed back when checking ran out of budget, with how many facts
-/// it had checked.
-type OverBudget<F> = (F, F, usize);
+/// A normalized batch handed back when the work passed its budget, with the work done.
+type OverBudget<F> = (F, F, u64);
 
 /// The alternative-proof strategy, given the normalized batch. With a `budget`, gives the
-/// batch back untouched as soon as more facts than that have been checked.
+/// batch back as soon as the work passes it; the input relations have then lost exactly
+/// the net deletion, and the derived ones are to be rebuilt.
 fn alt_proof<P: Program>(
     program: &mut P,
     deletions: P::Facts,
     insertions: P::Facts,
-    budget: Option<usize>,
+    budget: Option<u64>,
     trace: Trace,
 ) -> Result<UpdateReport<P::Facts>, OverBudget<P::Facts>> {
     let mut report = UpdateReport::new(deletions.clone(), P::Facts::default(), trace);
@@ -286,19 +336,17 @@ fn alt_proof<P: Program>(
     if !deletions.is_empty() {
         let started = Instant::now();
         let mut checked = Phase::default();
-        let unsupported = match unsupport_phase(
+        let unsupported = unsupport_phase(
             program,
             &deletions,
             &mut report.overdelete,
             &mut checked,
-            budget,
             trace,
-        ) {
-            Some(unsupported) => unsupported,
-            None => {
-                let total = checked.total();
-                return Err((deletions, insertions, total));
-            }
+            &mut report.work,
+            budget,
+        );
+        let Some(unsupported) = unsupported else {
+            return Err((deletions, insertions, report.work));
         };
         checked.elapsed = started.elapsed();
         report.overdelete.elapsed = checked.elapsed;
@@ -314,7 +362,17 @@ fn alt_proof<P: Program>(
             }
             let started = Instant::now();
             let mut rederive = Phase::default();
-            rederive_phase(program, unsupported, &mut rederive, trace);
+            let done = rederive_phase(
+                program,
+                unsupported,
+                &mut rederive,
+                trace,
+                &mut report.work,
+                budget,
+            );
+            if !done {
+                return Err((deletions, insertions, report.work));
+            }
             rederive.elapsed = started.elapsed();
             report.rederive = Some(rederive);
         }
@@ -324,11 +382,11 @@ fn alt_proof<P: Program>(
 
 /// Loss of support: round 1 is D⁻; in round r+1 the heads (not yet unsupported) of rule
 /// instances that use a fact of round r are *checked*, and those with no supporting
-/// instance (body facts held, not unsupported, older than the head: see
-/// [`Program::unsupported`]) make up round r+1. A fact kept in one round is checked again
-/// whenever a fact of one of its instances loses support later. Nothing is removed until
-/// the phase ends; then the unsupported facts are, and their derived part is returned.
-/// Returns `None`, having changed nothing, once more than `budget` facts were checked.
+/// instance (body facts held and older than the head: see [`Program::unsupported`]) make
+/// up round r+1. A round's facts are retired as soon as their instances have been found,
+/// so later checks never count on them (the indexes let go of them when the phase ends). A fact kept in one round is checked
+/// again whenever a fact of one of its instances loses support later. Returns the derived
+/// facts that lost support, or `None` once `work` passes `budget`.
 ///
 /// Why this is exact: every fact that loses its last proof is reached (as in DRed's
 /// over-deletion), and every fact kept has a supporting instance of kept facts with
@@ -339,31 +397,40 @@ fn unsupport_phase<P: Program>(
     net_delete: &P::Facts,
     unsupported: &mut Phase<P::Facts>,
     checked: &mut Phase<P::Facts>,
-    budget: Option<usize>,
     trace: Trace,
+    work: &mut u64,
+    budget: Option<u64>,
 ) -> Option<P::Facts> {
-    let mut gone = net_delete.clone();
+    let mut gone = P::Facts::default();
     let mut frontier = net_delete.clone();
     let mut frontier_witnesses = None;
     checked.record(P::Facts::default(), trace, None);
     loop {
         let mut candidates = P::Facts::default();
-        program.fire(&frontier, Admit::NotIn(&gone), &mut candidates);
-        let next = program.unsupported(&candidates, &gone);
-        let next_witnesses = witnesses(program, &next, Some(&frontier), true, trace);
+        program.fire(&frontier, Admit::Held, &mut candidates, work);
+        candidates.subtract(&frontier);
+        // Witnesses need the frontier's instances: find them for every candidate now.
+        let candidate_witnesses = witnesses(program, &candidates, Some(&frontier), true, trace);
+        program.retire_facts(&frontier);
+        gone.union_with(&frontier);
+        let next = program.unsupported(&candidates, work);
+        let next_witnesses = candidate_witnesses.map(|all| {
+            let mut kept = all;
+            kept.retain(|w| next.contains_fact(&w.fact));
+            kept
+        });
         unsupported.record(frontier, trace, frontier_witnesses);
         if candidates.is_empty() {
             break;
         }
         checked.record(candidates, trace, None);
-        if budget.is_some_and(|budget| checked.total() > budget) {
+        if budget.is_some_and(|budget| *work > budget) {
             return None;
         }
         if next.is_empty() {
             unsupported.record(next, trace, next_witnesses);
             break;
         }
-        gone.union_with(&next);
         frontier = next;
         frontier_witnesses = next_witnesses;
     }
@@ -372,7 +439,7 @@ fn unsupport_phase<P: Program>(
 }
 
 /// Rematerializes from the input facts after the batch; `why` says why [`Strategy::Auto`]
-/// chose it. The report's insertion rounds are the new materialization's.
+/// chose it. The report's insertion rounds and work are the new materialization's.
 fn recompute<P: Program>(
     program: &mut P,
     deletions: P::Facts,
@@ -391,14 +458,15 @@ fn recompute<P: Program>(
     report.why = why;
     report.insert = std::mem::take(&mut rebuilt.insert);
     report.insert.elapsed = started.elapsed();
+    report.work = rebuilt.work;
     report
 }
 
 /// Advances the clock by one round and returns that round's stamp.
 fn next_stamp<P: Program>(program: &mut P) -> Stamp {
-    let stamp = program.clock().saturating_add(1);
-    program.set_clock(stamp);
-    stamp
+    let bookkeeping = program.bookkeeping_mut();
+    bookkeeping.clock = bookkeeping.clock.saturating_add(1);
+    bookkeeping.clock
 }
 
 /// Over-deletion: round 1 is D⁻; round r+1 holds the heads, not yet over-deleted, of rule
@@ -409,13 +477,14 @@ fn overdelete_phase<P: Program>(
     net_delete: P::Facts,
     phase: &mut Phase<P::Facts>,
     trace: Trace,
+    work: &mut u64,
 ) -> P::Facts {
     let mut overdeleted = net_delete.clone();
     let mut frontier = net_delete;
     let mut frontier_witnesses = None;
     loop {
         let mut next = P::Facts::default();
-        program.fire(&frontier, Admit::NotIn(&overdeleted), &mut next);
+        program.fire(&frontier, Admit::NotIn(&overdeleted), &mut next, work);
         let next_witnesses = witnesses(program, &next, Some(&frontier), true, trace);
         phase.record(frontier, trace, frontier_witnesses);
         if next.is_empty() {
@@ -432,27 +501,34 @@ fn overdelete_phase<P: Program>(
 /// Rederivation: round 1 restores the over-deleted facts derivable from the survivors
 /// (head-bound lookups); round k+1 those derivable with a fact restored in round k (a delta
 /// join admitting only still-missing over-deleted heads). A round's facts become evidence
-/// only after the round. The last, empty round is recorded too.
+/// only after the round. The last, empty round is recorded too. Returns `false`, leaving
+/// the work unfinished, once `work` passes `budget`.
 fn rederive_phase<P: Program>(
     program: &mut P,
     mut pending: P::Facts,
     phase: &mut Phase<P::Facts>,
     trace: Trace,
-) {
-    let mut restored = program.derivable(&pending);
+    work: &mut u64,
+    budget: Option<u64>,
+) -> bool {
+    let mut restored = program.derivable(&pending, work);
     let mut restored_witnesses = witnesses(program, &restored, None, false, trace);
     while !restored.is_empty() {
+        if budget.is_some_and(|budget| *work > budget) {
+            return false;
+        }
         let stamp = next_stamp(program);
         program.insert_facts(&restored, stamp);
         pending.subtract(&restored);
         let mut next = P::Facts::default();
-        program.fire(&restored, Admit::In(&pending), &mut next);
+        program.fire(&restored, Admit::In(&pending), &mut next, work);
         let next_witnesses = witnesses(program, &next, None, false, trace);
         phase.record(restored, trace, restored_witnesses);
         restored = next;
         restored_witnesses = next_witnesses;
     }
     phase.record(restored, trace, restored_witnesses);
+    true
 }
 
 /// Semi-naive insertion: `delta` is round 1; each next round is the heads not yet held of
@@ -462,6 +538,7 @@ fn insert_phase<P: Program>(
     mut delta: P::Facts,
     phase: &mut Phase<P::Facts>,
     trace: Trace,
+    work: &mut u64,
 ) {
     if delta.is_empty() {
         return;
@@ -471,7 +548,7 @@ fn insert_phase<P: Program>(
     let mut delta_witnesses = None;
     loop {
         let mut next = P::Facts::default();
-        program.fire(&delta, Admit::Absent, &mut next);
+        program.fire(&delta, Admit::Absent, &mut next, work);
         let next_witnesses = witnesses(program, &next, Some(&delta), false, trace);
         phase.record(delta, trace, delta_witnesses);
         if next.is_empty() {

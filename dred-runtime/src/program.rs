@@ -12,6 +12,8 @@ use crate::text::{FieldError, GroundFact, TextError};
 pub enum Admit<S> {
     /// Heads that do not hold yet (semi-naive insertion).
     Absent,
+    /// Heads that hold (loss of support: the candidates to check).
+    Held,
     /// Heads not in this set (over-deletion: not already over-deleted).
     NotIn(S),
     /// Heads in this set (rederivation: over-deleted and not yet restored).
@@ -24,6 +26,7 @@ impl<'a, S> Admit<&'a S> {
     pub fn project<U>(self, part: impl FnOnce(&'a S) -> &'a U) -> Admit<&'a U> {
         match self {
             Admit::Absent => Admit::Absent,
+            Admit::Held => Admit::Held,
             Admit::NotIn(set) => Admit::NotIn(part(set)),
             Admit::In(set) => Admit::In(part(set)),
         }
@@ -36,6 +39,7 @@ impl<T: Tuple> Admit<&FactSet<T>> {
     pub fn admits(&self, held: &Relation<T>, head: &T) -> bool {
         match self {
             Admit::Absent => !held.contains(head),
+            Admit::Held => held.contains(head),
             Admit::NotIn(set) => !set.contains(head),
             Admit::In(set) => set.contains(head),
         }
@@ -152,12 +156,17 @@ pub trait Program: Sized {
     /// Adds every fact of `facts` to its relation, stamped `stamp` (facts that hold keep
     /// theirs).
     fn insert_facts(&mut self, facts: &Self::Facts, stamp: Stamp);
-    /// The clock: the largest stamp handed out so far.
-    fn clock(&self) -> Stamp;
-    /// Sets the clock (only ever forward, but for a rebuilt program).
-    fn set_clock(&mut self, clock: Stamp);
-    /// Removes every fact of `facts` from its relation.
+    /// What the maintainer keeps besides the facts.
+    fn bookkeeping(&self) -> &Bookkeeping;
+    /// The same, to update.
+    fn bookkeeping_mut(&mut self) -> &mut Bookkeeping;
+    /// Removes every fact of `facts` from its relation (and from its indexes every fact
+    /// retired since the last removal, which must all be in `facts`).
     fn remove_facts(&mut self, facts: &Self::Facts);
+    /// Retires every fact of `facts` ([`Relation::retire_all`]): gone, but left in the
+    /// indexes until [`Program::remove_facts`]. Until then only [`Program::fire`] with
+    /// [`Admit::Held`] and [`Program::unsupported`] may run: they do not trust the indexes.
+    fn retire_facts(&mut self, facts: &Self::Facts);
     /// Keeps in `facts` only those that hold (`true`) or only those that do not (`false`).
     fn retain_held(&self, facts: &mut Self::Facts, held: bool);
     /// All facts of every relation.
@@ -175,14 +184,23 @@ pub trait Program: Sized {
     /// that holds in the current relations and uses at least one fact of `delta` (every fact
     /// of `delta` must hold). An instance with several delta facts may be found once per
     /// delta position; `out` is a set, so its head is emitted once.
-    fn fire(&self, delta: &Self::Facts, admit: Admit<&Self::Facts>, out: &mut Self::Facts);
+    ///
+    /// This and the next two add to `work` one unit per row their joins visit: the
+    /// measure the recompute guard compares with a materialization's.
+    fn fire(
+        &self,
+        delta: &Self::Facts,
+        admit: Admit<&Self::Facts>,
+        out: &mut Self::Facts,
+        work: &mut u64,
+    );
     /// The facts of `candidates` that some rule derives from the current relations
     /// (head-bound lookups).
-    fn derivable(&self, candidates: &Self::Facts) -> Self::Facts;
+    fn derivable(&self, candidates: &Self::Facts, work: &mut u64) -> Self::Facts;
     /// The facts of `candidates` (all held) that have no *supporting* instance: one whose
-    /// body facts all hold, are not in `gone`, and have smaller stamps than the candidate
-    /// (head-bound lookups).
-    fn unsupported(&self, candidates: &Self::Facts, gone: &Self::Facts) -> Self::Facts;
+    /// body facts all hold and, unless they are input facts, have smaller stamps than the
+    /// candidate (head-bound lookups).
+    fn unsupported(&self, candidates: &Self::Facts, work: &mut u64) -> Self::Facts;
 
     /// Whether `fact` belongs to an input relation.
     fn is_input(fact: &Fact<Self>) -> bool;
@@ -197,6 +215,18 @@ pub trait Program: Sized {
         head: &Fact<Self>,
         visit: &mut dyn FnMut(usize, &[Fact<Self>]) -> bool,
     ) -> bool;
+}
+
+/// What the maintainer keeps about a program besides its facts (a few words).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Bookkeeping {
+    /// The largest [`Stamp`] handed out so far.
+    pub clock: Stamp,
+    /// Rows visited by the joins of the last materialization from scratch: what a
+    /// recompute costs, in the unit of [`Program::fire`]'s `work`.
+    pub scratch_work: u64,
+    /// How many facts that materialization produced (to scale its cost to today's size).
+    pub scratch_facts: usize,
 }
 
 /// A single fact of program `P`.

@@ -148,9 +148,12 @@ impl<T: Tuple> Index<T> {
 /// The facts of one relation and its indexes, kept in step.
 ///
 /// Invariant: `facts` holds each fact once, with the [`Stamp`] of the round that added it;
-/// every index holds exactly the facts in `facts`. Only [`Relation::insert`],
-/// [`Relation::insert_all`] and [`Relation::remove_all`] change a relation, and they update
-/// the set and every index together; a fact's stamp never changes while it holds.
+/// every index holds exactly the facts in `facts`, except while facts are *retired*
+/// ([`Relation::retire_all`]): gone from `facts` but still in the indexes until the next
+/// [`Relation::remove_all`], so a probe may return them and callers that care ask
+/// [`Relation::live`]. Only those methods and [`Relation::insert`] /
+/// [`Relation::insert_all`] change a relation; a fact's stamp never changes while it
+/// holds.
 ///
 /// ```
 /// use dred_runtime::{key_hash, Relation};
@@ -166,6 +169,8 @@ impl<T: Tuple> Index<T> {
 pub struct Relation<T> {
     facts: HashMap<T, Stamp, BuildHasherDefault<FactHasher>>,
     indexes: Vec<Index<T>>,
+    /// Whether some fact is retired (in the indexes but not in `facts`).
+    retired: bool,
 }
 
 impl<T: Tuple> Relation<T> {
@@ -180,6 +185,7 @@ impl<T: Tuple> Relation<T> {
                     buckets: HashMap::default(),
                 })
                 .collect(),
+            retired: false,
         }
     }
 
@@ -193,6 +199,13 @@ impl<T: Tuple> Relation<T> {
     #[inline]
     pub fn stamp(&self, fact: &T) -> Option<Stamp> {
         self.facts.get(fact).copied()
+    }
+
+    /// Whether a fact returned by [`Relation::probe`] or [`Relation::iter`] still holds:
+    /// always, unless some fact is retired.
+    #[inline]
+    pub fn live(&self, fact: &T) -> bool {
+        !self.retired || self.facts.contains_key(fact)
     }
 
     /// Whether `fact` holds with a stamp smaller than `bound`: it can vouch for a fact
@@ -262,8 +275,19 @@ impl<T: Tuple> Relation<T> {
         }
     }
 
-    /// Removes every fact of `gone` that holds, touching each index bucket once.
+    /// Takes the facts of `gone` out of the relation but leaves them in its indexes, which
+    /// cost a pass over each touched bucket to update: a phase that removes facts round by
+    /// round retires them and calls [`Relation::remove_all`] with all of them at its end.
+    pub fn retire_all(&mut self, gone: &FactSet<T>) {
+        for fact in gone {
+            self.retired |= self.facts.remove(fact).is_some();
+        }
+    }
+
+    /// Removes every fact of `gone` that holds or is retired, touching each index bucket
+    /// once. Every retired fact must be in `gone`.
     pub fn remove_all(&mut self, gone: &FactSet<T>) {
+        self.retired = false;
         if gone.is_empty() {
             return;
         }

@@ -128,6 +128,8 @@ pub struct UpdateReport<F: FactSets> {
     pub insert: Phase<F>,
     /// How much the report kept.
     pub trace: Trace,
+    /// Rows visited by the update's joins (the unit of the recompute guard).
+    pub work: u64,
 }
 
 impl<F: FactSets> UpdateReport<F> {
@@ -147,6 +149,7 @@ impl<F: FactSets> UpdateReport<F> {
             rederive: None,
             insert: Phase::default(),
             trace,
+            work: 0,
         }
     }
 
