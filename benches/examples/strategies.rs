@@ -29,8 +29,8 @@ fn main() {
             }
             let c = counts.unwrap();
             println!(
-                "  {:?} -> {:?}: {:?}  checked {} lost {} rederived {} work {}",
-                strategy, c.strategy, best, c.checked, c.overdeleted, c.rederived, c.work
+                "  {:?} -> {:?}: {:?}  checked {} lost {} rederived {} work {} phases {:?}",
+                strategy, c.strategy, best, c.checked, c.overdeleted, c.rederived, c.work, c.phases
             );
         }
     }

@@ -86,6 +86,8 @@ pub struct UpdateCounts {
     pub strategy: dred::Strategy,
     /// Rows the update's joins visited.
     pub work: u64,
+    /// Time in the deletion phase (over-deletion or checking) and in rederivation.
+    pub phases: [std::time::Duration; 2],
 }
 
 fn counts<F: dred::FactSets>(report: &dred::UpdateReport<F>) -> UpdateCounts {
@@ -101,6 +103,13 @@ fn counts<F: dred::FactSets>(report: &dred::UpdateReport<F>) -> UpdateCounts {
         checked: report.checked(),
         strategy: report.strategy,
         work: report.work,
+        phases: [
+            report.overdelete.elapsed,
+            report
+                .rederive
+                .as_ref()
+                .map_or(Default::default(), |p| p.elapsed),
+        ],
     }
 }
 

@@ -454,6 +454,9 @@ impl<'a> Context<'a> {
                 fn retire_facts(&mut self, facts: &#facts) {
                     #(self.#names.retire_all(&facts.#names);)*
                 }
+                fn settle(&mut self) {
+                    #(self.#names.settle();)*
+                }
                 fn retain_held(&self, facts: &mut #facts, held: bool) {
                     #(facts.#names.retain(|fact| self.#names.contains(fact) == held);)*
                 }
@@ -588,7 +591,7 @@ impl<'a> Context<'a> {
 
         let derives = format_ident!("derives_rule_{}", index);
         let head_match = self.head_match(rule);
-        let body = self.join_code(rule, &plan.derive, 0, &quote!(return true;), Mode::Holds);
+        let body = self.join_code(rule, &plan.derive, 0, &quote!(return true;), Mode::Live);
         let supports = format_ident!("supports_rule_{}", index);
         let support = self.join_code(rule, &plan.derive, 0, &quote!(return true;), Mode::Supports);
 
@@ -696,7 +699,6 @@ impl<'a> Context<'a> {
                 vec![quote!(self.#relation.holds_before(#row, bound))]
             }
             Mode::Supports | Mode::Live => vec![quote!(self.#relation.live(#row))],
-            Mode::Holds => Vec::new(),
         };
 
         let rt = &self.rt;
@@ -1029,8 +1031,6 @@ impl Context<'_> {
 /// What a join demands of each body fact it matches.
 #[derive(Clone, Copy)]
 enum Mode {
-    /// That it holds.
-    Holds,
     /// That it can support a head stamped `bound`.
     Supports,
     /// That it holds, though indexes may still hold retired facts.

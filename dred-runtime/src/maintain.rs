@@ -362,7 +362,7 @@ fn alt_proof<P: Program>(
             }
             let started = Instant::now();
             let mut rederive = Phase::default();
-            let done = rederive_phase(
+            let withdrawn = rederive_phase(
                 program,
                 unsupported,
                 &mut rederive,
@@ -370,12 +370,13 @@ fn alt_proof<P: Program>(
                 &mut report.work,
                 budget,
             );
-            if !done {
+            if withdrawn.is_none() {
                 return Err((deletions, insertions, report.work));
             }
             rederive.elapsed = started.elapsed();
             report.rederive = Some(rederive);
         }
+        program.settle();
     }
     Ok(finish_with_insertion(program, insertions, report))
 }
@@ -384,7 +385,8 @@ fn alt_proof<P: Program>(
 /// instances that use a fact of round r are *checked*, and those with no supporting
 /// instance (body facts held and older than the head: see [`Program::unsupported`]) make
 /// up round r+1. A round's facts are retired as soon as their instances have been found,
-/// so later checks never count on them (the indexes let go of them when the phase ends). A fact kept in one round is checked
+/// so later checks never count on them; the indexes keep them, and rederivation revives
+/// those that still have a proof (see [`crate::Relation`]'s invariant). A fact kept in one round is checked
 /// again whenever a fact of one of its instances loses support later. Returns the derived
 /// facts that lost support, or `None` once `work` passes `budget`.
 ///
@@ -434,7 +436,6 @@ fn unsupport_phase<P: Program>(
         frontier = next;
         frontier_witnesses = next_witnesses;
     }
-    program.remove_facts(&gone);
     Some(gone.derived_part())
 }
 
@@ -501,8 +502,9 @@ fn overdelete_phase<P: Program>(
 /// Rederivation: round 1 restores the over-deleted facts derivable from the survivors
 /// (head-bound lookups); round k+1 those derivable with a fact restored in round k (a delta
 /// join admitting only still-missing over-deleted heads). A round's facts become evidence
-/// only after the round. The last, empty round is recorded too. Returns `false`, leaving
-/// the work unfinished, once `work` passes `budget`.
+/// only after the round. The last, empty round is recorded too. Returns the facts left
+/// pending (withdrawn), or `None`, leaving the work unfinished, once `work` passes
+/// `budget`.
 fn rederive_phase<P: Program>(
     program: &mut P,
     mut pending: P::Facts,
@@ -510,12 +512,12 @@ fn rederive_phase<P: Program>(
     trace: Trace,
     work: &mut u64,
     budget: Option<u64>,
-) -> bool {
+) -> Option<P::Facts> {
     let mut restored = program.derivable(&pending, work);
     let mut restored_witnesses = witnesses(program, &restored, None, false, trace);
     while !restored.is_empty() {
         if budget.is_some_and(|budget| *work > budget) {
-            return false;
+            return None;
         }
         let stamp = next_stamp(program);
         program.insert_facts(&restored, stamp);
@@ -528,7 +530,7 @@ fn rederive_phase<P: Program>(
         restored_witnesses = next_witnesses;
     }
     phase.record(restored, trace, restored_witnesses);
-    true
+    Some(pending)
 }
 
 /// Semi-naive insertion: `delta` is round 1; each next round is the heads not yet held of

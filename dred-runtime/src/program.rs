@@ -160,13 +160,14 @@ pub trait Program: Sized {
     fn bookkeeping(&self) -> &Bookkeeping;
     /// The same, to update.
     fn bookkeeping_mut(&mut self) -> &mut Bookkeeping;
-    /// Removes every fact of `facts` from its relation (and from its indexes every fact
-    /// retired since the last removal, which must all be in `facts`).
+    /// Removes every fact of `facts` from its relation.
     fn remove_facts(&mut self, facts: &Self::Facts);
     /// Retires every fact of `facts` ([`Relation::retire_all`]): gone, but left in the
-    /// indexes until [`Program::remove_facts`]. Until then only [`Program::fire`] with
-    /// [`Admit::Held`] and [`Program::unsupported`] may run: they do not trust the indexes.
+    /// indexes (joins check what an index returns, so they never see retired facts), and
+    /// revived in place if inserted again.
     fn retire_facts(&mut self, facts: &Self::Facts);
+    /// [`Relation::settle`] on every relation.
+    fn settle(&mut self);
     /// Keeps in `facts` only those that hold (`true`) or only those that do not (`false`).
     fn retain_held(&self, facts: &mut Self::Facts, held: bool);
     /// All facts of every relation.

@@ -128,18 +128,27 @@ impl<T: Tuple> Index<T> {
             .push(fact.clone());
     }
 
-    /// Removes a batch of facts, rewriting each touched bucket once.
+    /// Removes a batch of facts, rewriting each touched bucket once. A bucket's facts are
+    /// compared with its own few gone facts (sorted, binary search), not looked up in
+    /// `gone`: a comparison of short tuples costs a fraction of a hash lookup, and a
+    /// closure's buckets are long while few of their facts go at a time.
     fn remove_all(&mut self, gone: &FactSet<T>) {
-        let mut touched: HashSet<u64, BuildHasherDefault<PrehashedKey>> = HashSet::default();
-        for fact in gone {
-            let key = (self.key_of)(fact);
-            if touched.insert(key) {
-                if let Some(bucket) = self.buckets.get_mut(&key) {
-                    bucket.retain(|held| !gone.contains(held));
-                    if bucket.is_empty() {
-                        self.buckets.remove(&key);
-                    }
+        let mut keyed: Vec<(u64, &T)> = gone.iter().map(|f| ((self.key_of)(f), f)).collect();
+        keyed.sort_unstable();
+        for run in keyed.chunk_by(|a, b| a.0 == b.0) {
+            let key = run[0].0;
+            let Some(bucket) = self.buckets.get_mut(&key) else {
+                continue;
+            };
+            if let [(_, only)] = run {
+                if let Some(at) = bucket.iter().position(|held| held == *only) {
+                    bucket.swap_remove(at);
                 }
+            } else {
+                bucket.retain(|held| run.binary_search_by(|(_, f)| (*f).cmp(held)).is_err());
+            }
+            if bucket.is_empty() {
+                self.buckets.remove(&key);
             }
         }
     }
@@ -148,12 +157,13 @@ impl<T: Tuple> Index<T> {
 /// The facts of one relation and its indexes, kept in step.
 ///
 /// Invariant: `facts` holds each fact once, with the [`Stamp`] of the round that added it;
-/// every index holds exactly the facts in `facts`, except while facts are *retired*
-/// ([`Relation::retire_all`]): gone from `facts` but still in the indexes until the next
-/// [`Relation::remove_all`], so a probe may return them and callers that care ask
-/// [`Relation::live`]. Only those methods and [`Relation::insert`] /
-/// [`Relation::insert_all`] change a relation; a fact's stamp never changes while it
-/// holds.
+/// every index holds exactly the facts of `facts` and of `dead`, each once. `dead` holds
+/// *retired* facts ([`Relation::retire_all`]): gone, but left in the indexes (a bucket
+/// costs a pass to update, and most retired facts come back), so a probe may return them
+/// and joins ask [`Relation::live`]. Inserting a retired fact revives it; once retired
+/// facts pass an eighth of the relation, [`Relation::settle`] takes them out of the
+/// indexes, so they never cost more than that in memory. Only the methods that take
+/// `&mut self` change a relation; a fact's stamp never changes while it holds.
 ///
 /// ```
 /// use dred_runtime::{key_hash, Relation};
@@ -169,8 +179,8 @@ impl<T: Tuple> Index<T> {
 pub struct Relation<T> {
     facts: HashMap<T, Stamp, BuildHasherDefault<FactHasher>>,
     indexes: Vec<Index<T>>,
-    /// Whether some fact is retired (in the indexes but not in `facts`).
-    retired: bool,
+    /// Retired facts: in the indexes but not in `facts`.
+    dead: FactSet<T>,
 }
 
 impl<T: Tuple> Relation<T> {
@@ -185,7 +195,7 @@ impl<T: Tuple> Relation<T> {
                     buckets: HashMap::default(),
                 })
                 .collect(),
-            retired: false,
+            dead: FactSet::default(),
         }
     }
 
@@ -205,7 +215,7 @@ impl<T: Tuple> Relation<T> {
     /// always, unless some fact is retired.
     #[inline]
     pub fn live(&self, fact: &T) -> bool {
-        !self.retired || self.facts.contains_key(fact)
+        self.dead.is_empty() || !self.dead.contains(fact)
     }
 
     /// Whether `fact` holds with a stamp smaller than `bound`: it can vouch for a fact
@@ -255,11 +265,14 @@ impl<T: Tuple> Relation<T> {
     /// Adds `fact` stamped `stamp`; returns whether it was new (a fact that holds keeps its
     /// stamp).
     pub fn insert(&mut self, fact: T, stamp: Stamp) -> bool {
+        let in_indexes = !self.dead.is_empty() && self.dead.remove(&fact);
         match self.facts.entry(fact) {
             Entry::Occupied(_) => false,
             Entry::Vacant(slot) => {
-                for index in &mut self.indexes {
-                    index.insert(slot.key());
+                if !in_indexes {
+                    for index in &mut self.indexes {
+                        index.insert(slot.key());
+                    }
                 }
                 slot.insert(stamp);
                 true
@@ -275,19 +288,35 @@ impl<T: Tuple> Relation<T> {
         }
     }
 
-    /// Takes the facts of `gone` out of the relation but leaves them in its indexes, which
-    /// cost a pass over each touched bucket to update: a phase that removes facts round by
-    /// round retires them and calls [`Relation::remove_all`] with all of them at its end.
+    /// Takes the facts of `gone` that hold out of the relation but leaves them in its
+    /// indexes, as retired facts (see the type's invariant).
     pub fn retire_all(&mut self, gone: &FactSet<T>) {
         for fact in gone {
-            self.retired |= self.facts.remove(fact).is_some();
+            if self.facts.remove(fact).is_some() {
+                self.dead.insert(fact.clone());
+            }
         }
     }
 
-    /// Removes every fact of `gone` that holds or is retired, touching each index bucket
-    /// once. Every retired fact must be in `gone`.
+    /// How many facts are retired.
+    pub fn retired(&self) -> usize {
+        self.dead.len()
+    }
+
+    /// Takes the retired facts out of the indexes once they are more than an eighth of
+    /// the relation (so their cost stays bounded and amortized).
+    pub fn settle(&mut self) {
+        if self.dead.len() > self.facts.len() / 8 {
+            let dead = std::mem::take(&mut self.dead);
+            for index in &mut self.indexes {
+                index.remove_all(&dead);
+            }
+            self.shrink_if_sparse();
+        }
+    }
+
+    /// Removes every fact of `gone` that holds, touching each index bucket once.
     pub fn remove_all(&mut self, gone: &FactSet<T>) {
-        self.retired = false;
         if gone.is_empty() {
             return;
         }
@@ -297,8 +326,12 @@ impl<T: Tuple> Relation<T> {
         for fact in gone {
             self.facts.remove(fact);
         }
-        // A relation that shrank a lot should give its memory back rather than keep
-        // tombstone capacity from its largest size.
+        self.shrink_if_sparse();
+    }
+
+    /// A relation that shrank a lot gives its memory back rather than keep capacity from
+    /// its largest size.
+    fn shrink_if_sparse(&mut self) {
         if self.facts.capacity() > 4 * self.facts.len().max(16) {
             self.facts.shrink_to_fit();
             for index in &mut self.indexes {
@@ -337,6 +370,33 @@ mod tests {
         let ones: Vec<_> = rel.probe(0, key_hash(&(&1u32,))).to_vec();
         assert_eq!(ones, vec![(1, 3)]);
         assert!(rel.probe(0, key_hash(&(&7u32,))).is_empty());
+    }
+
+    #[test]
+    fn retired_facts_stay_in_indexes_until_settled_and_revive_in_place() {
+        let mut rel: Relation<(u32, u32)> = Relation::with_indexes(&[by_first]);
+        for i in 0..16 {
+            rel.insert((1, i), 1);
+        }
+        let gone: FactSet<(u32, u32)> = [(1, 0), (1, 1)].into_iter().collect();
+        rel.retire_all(&gone);
+        assert_eq!((rel.len(), rel.retired()), (14, 2));
+        assert!(!rel.contains(&(1, 0)) && !rel.live(&(1, 0)) && rel.live(&(1, 2)));
+        assert_eq!(rel.probe(0, key_hash(&(&1u32,))).len(), 16, "still indexed");
+        // Reinserted, a retired fact is revived with its new stamp, not indexed twice.
+        assert!(rel.insert((1, 0), 5));
+        assert_eq!((rel.stamp(&(1, 0)), rel.retired()), (Some(5), 1));
+        assert_eq!(rel.probe(0, key_hash(&(&1u32,))).len(), 16);
+        rel.settle();
+        assert_eq!(
+            rel.retired(),
+            1,
+            "one retired fact of 15 is under an eighth"
+        );
+        rel.retire_all(&[(1, 2), (1, 3)].into_iter().collect());
+        rel.settle();
+        assert_eq!(rel.retired(), 0);
+        assert_eq!(rel.probe(0, key_hash(&(&1u32,))).len(), 13);
     }
 
     #[test]
