@@ -135,8 +135,14 @@ impl<T: Tuple> Index<T> {
     fn remove_all(&mut self, gone: &FactSet<T>) {
         let mut keyed: Vec<(u64, &T)> = gone.iter().map(|f| ((self.key_of)(f), f)).collect();
         keyed.sort_unstable();
-        for run in keyed.chunk_by(|a, b| a.0 == b.0) {
-            let key = run[0].0;
+        let mut rest = &keyed[..];
+        while let Some(&(key, _)) = rest.first() {
+            let end = rest
+                .iter()
+                .position(|(k, _)| *k != key)
+                .unwrap_or(rest.len());
+            let (run, after) = rest.split_at(end);
+            rest = after;
             let Some(bucket) = self.buckets.get_mut(&key) else {
                 continue;
             };
