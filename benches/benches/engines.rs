@@ -1,5 +1,6 @@
 //! The suite: from-scratch materialization for every engine, and dred's update latency for
-//! deletions, re-insertions and mixed batches of 1, 10, 100 and 1000 input facts.
+//! deletions, re-insertions and mixed batches of 1, 10, 100 and 1000 input facts, with
+//! each maintenance strategy (DRed only at the sizes of `update_sizes`).
 //! differential-dataflow's update latency is measured by `src/bin/differential.rs`
 //! (its from-scratch build would otherwise be repeated for every criterion sample).
 //!
@@ -8,6 +9,7 @@
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
+use dred::Strategy;
 use dred_benches::engines::*;
 use dred_benches::*;
 
@@ -36,40 +38,48 @@ fn updates(c: &mut Criterion) {
             .sample_size(10)
             .warm_up_time(Duration::from_millis(500));
         group.measurement_time(Duration::from_secs(5));
-        for k in update_sizes(&workload) {
+        let dred_sizes = update_sizes(&workload);
+        for k in UPDATE_SIZES {
             let (deletions, insertions) = update_facts(&workload, k, 7);
-            let mut deleted = base.clone();
-            deleted.update(&deletions, &[]);
-            group.bench_function(format!("dred/delete-{k}"), |b| {
-                b.iter_batched(
-                    || base.clone(),
-                    |mut p| {
-                        p.update(&deletions, &[]);
-                        p
-                    },
-                    BatchSize::PerIteration,
-                )
-            });
-            group.bench_function(format!("dred/reinsert-{k}"), |b| {
-                b.iter_batched(
-                    || deleted.clone(),
-                    |mut p| {
-                        p.update(&[], &deletions);
-                        p
-                    },
-                    BatchSize::PerIteration,
-                )
-            });
             let half = k.div_ceil(2);
             let (mixed_del, mixed_ins) = (
                 &deletions[..half.min(deletions.len())],
                 &insertions[..k - half],
             );
-            group.bench_function(format!("dred/mixed-{k}"), |b| {
+            let mut strategies = vec![("altproof", Strategy::AltProof), ("auto", Strategy::Auto)];
+            if dred_sizes.contains(&k) {
+                strategies.insert(0, ("dred", Strategy::DRed));
+            }
+            for (name, strategy) in strategies {
+                group.bench_function(format!("{name}/delete-{k}"), |b| {
+                    b.iter_batched(
+                        || base.clone(),
+                        |mut p| {
+                            p.update_using(&deletions, &[], strategy);
+                            p
+                        },
+                        BatchSize::PerIteration,
+                    )
+                });
+                group.bench_function(format!("{name}/mixed-{k}"), |b| {
+                    b.iter_batched(
+                        || base.clone(),
+                        |mut p| {
+                            p.update_using(mixed_del, mixed_ins, strategy);
+                            p
+                        },
+                        BatchSize::PerIteration,
+                    )
+                });
+            }
+            // Insertion is the same semi-naive phase under every strategy.
+            let mut deleted = base.clone();
+            deleted.update_using(&deletions, &[], Strategy::AltProof);
+            group.bench_function(format!("any/reinsert-{k}"), |b| {
                 b.iter_batched(
-                    || base.clone(),
+                    || deleted.clone(),
                     |mut p| {
-                        p.update(mixed_del, mixed_ins);
+                        p.update(&[], &deletions);
                         p
                     },
                     BatchSize::PerIteration,

@@ -64,6 +64,9 @@ pub mod dred_programs {
 }
 
 /// A materialized dred program of any of the suite's rules.
+// A few hundred bytes of relation headers per variant; programs are made once and updated
+// in place, so boxing would buy nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone)]
 pub enum DredProgram {
     TcNonlinear(dred_programs::TcNonlinear),

@@ -218,9 +218,13 @@ pub fn apply(
     changed
 }
 
-/// Update batch sizes measured on a workload. On graphs with one giant strongly connected
-/// component, every DRed deletion over-deletes nearly the whole closure (the subject of the
-/// alternative-proof strategy), so only the smallest and largest sizes are run there.
+/// Update batch sizes measured for every strategy but DRed.
+pub const UPDATE_SIZES: [usize; 4] = [1, 10, 100, 1000];
+
+/// Update batch sizes measured with DRed (and differential-dataflow) on a workload. On
+/// graphs with one giant strongly connected component, every DRed deletion over-deletes
+/// nearly the whole closure (the subject of the alternative-proof strategy), so only the
+/// smallest and largest sizes are run there.
 pub fn update_sizes(workload: &Workload) -> Vec<usize> {
     if workload.name.contains("random") || workload.name.contains("cycle") {
         vec![1, 1000]

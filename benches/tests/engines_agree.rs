@@ -1,5 +1,6 @@
 //! Every engine computes the same number of derived facts on small instances of every
-//! workload, before and after an update (so the suite compares equal work).
+//! workload, before and after an update with every strategy (so the suite compares equal
+//! work).
 
 use dred_benches::engines::*;
 use dred_benches::*;
@@ -53,10 +54,21 @@ fn all_engines_derive_the_same_facts() {
         );
 
         let batch = update_facts(&workload, 5, 9);
-        dred.update(&batch.0, &batch.1);
         let changed = apply(&workload, &batch.0, &batch.1);
+        let recomputed = ascent_scratch(&changed);
+        for strategy in [dred::Strategy::AltProof, dred::Strategy::Auto] {
+            let mut other = dred.clone();
+            other.update_using(&batch.0, &batch.1, strategy);
+            assert_eq!(
+                recomputed,
+                other.derived_len(),
+                "{strategy:?} {:?}",
+                workload.rules
+            );
+        }
+        dred.update(&batch.0, &batch.1);
         assert_eq!(
-            ascent_scratch(&changed),
+            recomputed,
             dred.derived_len(),
             "after update {:?}",
             workload.rules

@@ -31,8 +31,8 @@ fn main() {
             scratch_kib = peak_kib();
             for seed in 0..soak as u64 {
                 let (deletions, _) = update_facts(workload, 1, 100 + seed);
-                program.update(&deletions, &[]);
-                program.update(&[], &deletions);
+                program.update_using(&deletions, &[], dred::Strategy::Auto);
+                program.update_using(&[], &deletions, dred::Strategy::Auto);
             }
             soak_kib = Some(peak_kib());
             std::hint::black_box(program.derived_len());

@@ -6,8 +6,9 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
 
+use dred::Strategy;
 use dred_benches::engines::DredProgram;
-use dred_benches::{update_facts, update_sizes, workloads};
+use dred_benches::{update_facts, update_sizes, workloads, UPDATE_SIZES};
 
 /// criterion medians in seconds, by (group, function).
 fn criterion_medians(root: &Path) -> BTreeMap<(String, String), f64> {
@@ -182,22 +183,27 @@ fn main() {
         );
     }
 
-    let _ = writeln!(out, "\n## Updates\n");
+    let _ = writeln!(out, "\n## Deletions, by strategy\n");
     let _ = writeln!(
         out,
-        "A peer's recompute after a change is its from-scratch time on the workload (the change \
-         is at most 1000 input facts). Speed-ups are recompute ÷ dred and differential ÷ dred \
-         for the same deletion. Counts: the net change D⁻, the derived facts dred over-deleted \
-         and rederived for that deletion.\n"
+        "Each row deletes the same k input facts (chosen at random) from the materialized \
+         workload. A peer's recompute after a change is its from-scratch time on the workload \
+         (the change is at most 1000 input facts); the recompute guard's bound is 1.2× the \
+         fastest. Counts: D⁻ (the net deletion), the true derived change, what DRed \
+         over-deleted and rederived, and what the alternative-proof strategy checked, found \
+         unsupported and rederived. `auto` names the strategy it chose (`alt` or \
+         `recompute`). DRed runs only where it is not hopeless (see `update_sizes`).\n"
     );
     let _ = writeln!(
         out,
-        "| workload | k | dred delete | dred re-insert | dred mixed | differential delete | D⁻ | over-deleted | rederived | vs fastest recompute | vs differential |"
+        "| workload | k | D⁻ | derived change | DRed | over-deleted / rederived | alt-proof | checked / unsupported / rederived | auto | differential | fastest recompute | auto ÷ recompute | recompute ÷ auto | differential ÷ auto |"
     );
     let _ = writeln!(
         out,
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
     );
+    let cell = |t: Option<f64>| t.map_or_else(|| "–".into(), seconds);
+    let mut mixed_rows = String::new();
     for workload in workloads() {
         let group = format!("update/{}", workload.name);
         let fastest = peers
@@ -205,35 +211,72 @@ fn main() {
             .filter_map(|p| median(&format!("scratch/{}", workload.name), p))
             .fold(f64::INFINITY, f64::min);
         let base = DredProgram::materialize(&workload);
-        for k in update_sizes(&workload) {
+        let dred_sizes = update_sizes(&workload);
+        for k in UPDATE_SIZES {
             let (deletions, _) = update_facts(&workload, k, 7);
-            let mut program = base.clone();
-            let counts = program.update(&deletions, &[]);
-            let delete = median(&group, &format!("dred/delete-{k}"));
-            let cell = |t: Option<f64>| t.map_or_else(|| "–".into(), seconds);
+            let run = |strategy| base.clone().update_using(&deletions, &[], strategy);
+            let alt = run(Strategy::AltProof);
+            let auto = run(Strategy::Auto);
+            let dred_counts = dred_sizes
+                .contains(&k)
+                .then(|| run(Strategy::DRed))
+                .map_or_else(
+                    || "–".into(),
+                    |c| format!("{} / {}", c.overdeleted, c.rederived),
+                );
+            let auto_time = median(&group, &format!("auto/delete-{k}"));
             let dd = differential
                 .get(&workload.name)
                 .and_then(|v| v["delete_s"][k.to_string()].as_f64());
-            let speedup = |other: Option<f64>| match (delete, other) {
-                (Some(d), Some(o)) if o.is_finite() => format!("{:.1}×", o / d),
+            let ratio = |num: Option<f64>, den: Option<f64>| match (num, den) {
+                (Some(n), Some(d)) if n.is_finite() && d > 0.0 => format!("{:.2}×", n / d),
                 _ => "–".into(),
+            };
+            let chose = match auto.strategy {
+                Strategy::Recompute => "recompute",
+                _ => "alt",
             };
             let _ = writeln!(
                 out,
-                "| {} | {k} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                "| {} | {k} | {} | {} | {} | {dred_counts} | {} | {} / {} / {} | {} ({chose}) | {} | {} | {} | {} | {} |",
                 workload.name,
-                cell(delete),
-                cell(median(&group, &format!("dred/reinsert-{k}"))),
-                cell(median(&group, &format!("dred/mixed-{k}"))),
+                alt.net_delete,
+                alt.overdeleted - alt.rederived,
+                cell(median(&group, &format!("dred/delete-{k}"))),
+                cell(median(&group, &format!("altproof/delete-{k}"))),
+                alt.checked,
+                alt.overdeleted,
+                alt.rederived,
+                cell(auto_time),
                 cell(dd),
-                counts.net_delete,
-                counts.overdeleted,
-                counts.rederived,
-                speedup(Some(fastest)),
-                speedup(dd)
+                cell(Some(fastest)),
+                ratio(auto_time, Some(fastest)),
+                ratio(Some(fastest), auto_time),
+                ratio(dd, auto_time),
+            );
+            let _ = writeln!(
+                mixed_rows,
+                "| {} | {k} | {} | {} | {} | {} |",
+                workload.name,
+                cell(median(&group, &format!("any/reinsert-{k}"))),
+                cell(median(&group, &format!("dred/mixed-{k}"))),
+                cell(median(&group, &format!("altproof/mixed-{k}"))),
+                cell(median(&group, &format!("auto/mixed-{k}"))),
             );
         }
     }
+    let _ = writeln!(out, "\n## Re-insertions and mixed batches\n");
+    let _ = writeln!(
+        out,
+        "Re-inserting the k deleted facts (semi-naive insertion, the same under every \
+         strategy), and mixed batches (⌈k/2⌉ deletions, ⌊k/2⌋ new facts) by strategy.\n"
+    );
+    let _ = writeln!(
+        out,
+        "| workload | k | re-insert | DRed mixed | alt-proof mixed | auto mixed |"
+    );
+    let _ = writeln!(out, "|---|---:|---:|---:|---:|---:|");
+    out.push_str(&mixed_rows);
 
     let _ = writeln!(out, "\n## Memory while updating\n");
     let _ = writeln!(
