@@ -199,7 +199,7 @@ fn auto_stops_past_its_work_budget_and_recomputes() {
     );
     assert_eq!(report.strategy, Strategy::Recompute);
     let why = report.why.as_deref().expect("auto says why");
-    assert!(why.starts_with("its work passed the guard"), "{why}");
+    assert!(why.starts_with("it passed the guard"), "{why}");
     assert!(program.verify().is_ok());
     assert!(!program.contains(&R(0, 99)) && program.contains(&R(0, 49)));
 }

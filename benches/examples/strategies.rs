@@ -1,6 +1,6 @@
 //! A quick look (best of 3, not a benchmark) at each strategy's 1-fact and k-fact deletion
 //! on every workload, with the counts the report gives. `cargo run --release -p
-//! dred-benches --example strategies [k]`.
+//! dred-benches --example strategies [k] [workload index]`.
 use dred::Strategy;
 use dred_benches::engines::DredProgram;
 use std::time::{Duration, Instant};
@@ -10,13 +10,22 @@ fn main() {
         .nth(1)
         .and_then(|a| a.parse().ok())
         .unwrap_or(1);
-    for w in dred_benches::workloads() {
+    let only: Option<usize> = std::env::args().nth(2).and_then(|a| a.parse().ok());
+    for (i, w) in dred_benches::workloads().into_iter().enumerate() {
+        if only.is_some_and(|o| o != i) {
+            continue;
+        }
         let started = Instant::now();
         let base = DredProgram::materialize(&w);
         let scratch = started.elapsed();
         let (deletions, _) = dred_benches::update_facts(&w, k, 7);
         println!("{} (from scratch {:?})", w.name, scratch);
-        for strategy in [Strategy::DRed, Strategy::AltProof, Strategy::Auto] {
+        let strategies = match std::env::var("DRED_STRATEGIES").as_deref() {
+            Ok("alt") => vec![Strategy::AltProof],
+            Ok("fast") => vec![Strategy::AltProof, Strategy::Auto],
+            _ => vec![Strategy::DRed, Strategy::AltProof, Strategy::Auto],
+        };
+        for strategy in strategies {
             let mut best = Duration::MAX;
             let mut counts = None;
             for _ in 0..3 {

@@ -745,9 +745,17 @@ impl<'a> Context<'a> {
                         }
                         _ => None,
                     });
+                // Work is rows visited: counted per probe, but per row where a support
+                // check may stop early.
+                let (per_probe, per_row) = match mode {
+                    Mode::Live => (quote!(*work += rows.len() as u64;), quote!()),
+                    Mode::Supports => (quote!(), quote!(*work += 1;)),
+                };
                 quote! {
-                    for #row in #source {
-                        *work += 1;
+                    let rows = #source;
+                    #per_probe
+                    for #row in rows {
+                        #per_row
                         if true #(&& #filters)* {
                             #(#binds)*
                             #inner

@@ -5,7 +5,7 @@
 //! rules over its input facts. Every function here preserves it; only
 //! [`from_facts_unchecked`] takes it on trust.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crate::program::{Admit, Fact, FactSets, InputFact, Program};
 use crate::relation::Stamp;
@@ -137,6 +137,7 @@ pub fn materialize<P: Program>(
     let facts = program.fact_count();
     let bookkeeping = program.bookkeeping_mut();
     bookkeeping.scratch_work = report.work;
+    bookkeeping.scratch_nanos = report.insert.elapsed.as_nanos() as u64;
     bookkeeping.scratch_facts = facts;
     (program, report)
 }
@@ -167,10 +168,43 @@ pub enum Strategy {
 /// 1/`RECOMPUTE_SHARE` of the input facts.
 const RECOMPUTE_SHARE: usize = 20;
 
-/// [`Strategy::Auto`] stops and rematerializes once its joins have done more than
-/// 1/`GUARD_SHARE` of the work a rematerialization is expected to do, so that no update
-/// costs much more than 1 + 1/`GUARD_SHARE` recomputes.
+/// [`Strategy::Auto`] stops and rematerializes once its joins have visited more than
+/// 1/`GUARD_SHARE` of the rows a rematerialization is expected to visit...
 const GUARD_SHARE: u64 = 5;
+
+/// ...or once it has taken more than 1/`GUARD_TIME_SHARE` of the time a rematerialization
+/// is expected to take (a support check's row costs more than a join's, so rows alone would
+/// let some updates run past the bound), so that no update costs much more than 1.2
+/// recomputes.
+const GUARD_TIME_SHARE: u32 = 8;
+
+/// Under this expected recompute time, the guard counts rows only: timing noise would
+/// decide otherwise, and a recompute that short costs little anyway.
+const GUARD_MIN_TIME: Duration = Duration::from_millis(2);
+
+/// When [`Strategy::Auto`] gives up on an update: work and time budgets.
+struct Guard {
+    started: Instant,
+    work: u64,
+    time: Duration,
+}
+
+impl Guard {
+    fn new<P: Program>(program: &P) -> Self {
+        let (work, time) = recompute_estimate(program);
+        Guard {
+            started: Instant::now(),
+            work: work / GUARD_SHARE,
+            time: time / GUARD_TIME_SHARE,
+        }
+    }
+
+    fn passed(&self, work: u64) -> bool {
+        work > self.work
+            || (self.time * GUARD_TIME_SHARE >= GUARD_MIN_TIME
+                && self.started.elapsed() > self.time)
+    }
+}
 
 /// Past this clock value, [`Strategy::Auto`] rematerializes to restart the clock (stamps
 /// saturate rather than wrap, so an exhausted clock only weakens them).
@@ -204,7 +238,7 @@ pub fn update_using<P: Program>(
     match strategy {
         Strategy::DRed => dred(program, deletions, insertions, trace),
         Strategy::AltProof => alt_proof(program, deletions, insertions, None, trace)
-            .unwrap_or_else(|_| unreachable!("no budget, no fallback")),
+            .unwrap_or_else(|_| unreachable!("no guard, no fallback")),
         Strategy::Recompute => recompute(program, deletions, insertions, None, trace),
         Strategy::Auto => {
             let inputs = program.input_count();
@@ -219,12 +253,15 @@ pub fn update_using<P: Program>(
                 let why = "the stamp clock is exhausted".to_string();
                 return recompute(program, deletions, insertions, Some(why), trace);
             }
-            let budget = recompute_estimate(program) / GUARD_SHARE;
-            match alt_proof(program, deletions, insertions, Some(budget), trace) {
+            let guard = Guard::new(program);
+            match alt_proof(program, deletions, insertions, Some(&guard), trace) {
                 Ok(report) => report,
                 Err((deletions, insertions, spent)) => {
                     let why = format!(
-                        "its work passed the guard ({spent} rows visited, budget {budget}, 1/{GUARD_SHARE} of a recompute's)"
+                        "it passed the guard after {:.1?} and {spent} rows visited (budget: {} rows, 1/{GUARD_SHARE} of a recompute's, or {:.1?}, 1/{GUARD_TIME_SHARE} of its time)",
+                        guard.started.elapsed(),
+                        guard.work,
+                        guard.time,
                     );
                     recompute(program, deletions, insertions, Some(why), trace)
                 }
@@ -233,14 +270,22 @@ pub fn update_using<P: Program>(
     }
 }
 
-/// The work a rematerialization would do: the last one's, scaled to today's fact count
-/// (twice the facts if the program was never materialized from scratch).
-fn recompute_estimate<P: Program>(program: &P) -> u64 {
+/// The work (rows visited) and time a rematerialization would take: the last one's, scaled
+/// to today's fact count (twice the facts, and no time, if the program was never
+/// materialized from scratch).
+fn recompute_estimate<P: Program>(program: &P) -> (u64, Duration) {
     let facts = program.fact_count() as u64;
     let bookkeeping = program.bookkeeping();
     match bookkeeping.scratch_facts as u64 {
-        0 => 2 * facts,
-        then => bookkeeping.scratch_work.saturating_mul(facts.max(1)) / then,
+        0 => (2 * facts, Duration::ZERO),
+        then => {
+            let scale =
+                |x: u64| (u128::from(x) * u128::from(facts.max(1)) / u128::from(then)) as u64;
+            (
+                scale(bookkeeping.scratch_work),
+                Duration::from_nanos(scale(bookkeeping.scratch_nanos)),
+            )
+        }
     }
 }
 
@@ -312,23 +357,24 @@ fn finish_with_insertion<P: Program>(
         if facts >= 2 * facts_before {
             let bookkeeping = program.bookkeeping_mut();
             bookkeeping.scratch_work = report.work - work_before;
+            bookkeeping.scratch_nanos = report.insert.elapsed.as_nanos() as u64;
             bookkeeping.scratch_facts = facts;
         }
     }
     report
 }
 
-/// A normalized batch handed back when the work passed its budget, with the work done.
+/// A normalized batch handed back when the guard stopped the update, with the work done.
 type OverBudget<F> = (F, F, u64);
 
-/// The alternative-proof strategy, given the normalized batch. With a `budget`, gives the
-/// batch back as soon as the work passes it; the input relations have then lost exactly
+/// The alternative-proof strategy, given the normalized batch. With a `guard`, gives the
+/// batch back as soon as the guard says so; the input relations have then lost exactly
 /// the net deletion, and the derived ones are to be rebuilt.
 fn alt_proof<P: Program>(
     program: &mut P,
     deletions: P::Facts,
     insertions: P::Facts,
-    budget: Option<u64>,
+    guard: Option<&Guard>,
     trace: Trace,
 ) -> Result<UpdateReport<P::Facts>, OverBudget<P::Facts>> {
     let mut report = UpdateReport::new(deletions.clone(), P::Facts::default(), trace);
@@ -343,7 +389,7 @@ fn alt_proof<P: Program>(
             &mut checked,
             trace,
             &mut report.work,
-            budget,
+            guard,
         );
         let Some(unsupported) = unsupported else {
             return Err((deletions, insertions, report.work));
@@ -368,7 +414,7 @@ fn alt_proof<P: Program>(
                 &mut rederive,
                 trace,
                 &mut report.work,
-                budget,
+                guard,
             );
             if withdrawn.is_none() {
                 return Err((deletions, insertions, report.work));
@@ -388,7 +434,7 @@ fn alt_proof<P: Program>(
 /// so later checks never count on them; the indexes keep them, and rederivation revives
 /// those that still have a proof (see [`crate::Relation`]'s invariant). A fact kept in one round is checked
 /// again whenever a fact of one of its instances loses support later. Returns the derived
-/// facts that lost support, or `None` once `work` passes `budget`.
+/// facts that lost support, or `None` once the `guard` says stop.
 ///
 /// Why this is exact: every fact that loses its last proof is reached (as in DRed's
 /// over-deletion), and every fact kept has a supporting instance of kept facts with
@@ -401,7 +447,7 @@ fn unsupport_phase<P: Program>(
     checked: &mut Phase<P::Facts>,
     trace: Trace,
     work: &mut u64,
-    budget: Option<u64>,
+    guard: Option<&Guard>,
 ) -> Option<P::Facts> {
     let mut gone = P::Facts::default();
     let mut frontier = net_delete.clone();
@@ -426,7 +472,7 @@ fn unsupport_phase<P: Program>(
             break;
         }
         checked.record(candidates, trace, None);
-        if budget.is_some_and(|budget| *work > budget) {
+        if guard.is_some_and(|guard| guard.passed(*work)) {
             return None;
         }
         if next.is_empty() {
@@ -503,20 +549,20 @@ fn overdelete_phase<P: Program>(
 /// (head-bound lookups); round k+1 those derivable with a fact restored in round k (a delta
 /// join admitting only still-missing over-deleted heads). A round's facts become evidence
 /// only after the round. The last, empty round is recorded too. Returns the facts left
-/// pending (withdrawn), or `None`, leaving the work unfinished, once `work` passes
-/// `budget`.
+/// pending (withdrawn), or `None`, leaving the work unfinished, once the `guard` says
+/// stop.
 fn rederive_phase<P: Program>(
     program: &mut P,
     mut pending: P::Facts,
     phase: &mut Phase<P::Facts>,
     trace: Trace,
     work: &mut u64,
-    budget: Option<u64>,
+    guard: Option<&Guard>,
 ) -> Option<P::Facts> {
     let mut restored = program.derivable(&pending, work);
     let mut restored_witnesses = witnesses(program, &restored, None, false, trace);
     while !restored.is_empty() {
-        if budget.is_some_and(|budget| *work > budget) {
+        if guard.is_some_and(|guard| guard.passed(*work)) {
             return None;
         }
         let stamp = next_stamp(program);

@@ -226,6 +226,8 @@ pub struct Bookkeeping {
     /// Rows visited by the joins of the last materialization from scratch: what a
     /// recompute costs, in the unit of [`Program::fire`]'s `work`.
     pub scratch_work: u64,
+    /// How long that materialization took, in nanoseconds.
+    pub scratch_nanos: u64,
     /// How many facts that materialization produced (to scale its cost to today's size).
     pub scratch_facts: usize,
 }
