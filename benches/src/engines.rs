@@ -91,6 +91,8 @@ pub struct UpdateCounts {
     pub work: u64,
     /// Time in the deletion phase (over-deletion or checking) and in rederivation.
     pub phases: [std::time::Duration; 2],
+    /// Rounds of the deletion phase and of rederivation.
+    pub rounds: [usize; 2],
 }
 
 fn counts<F: dred::FactSets>(report: &dred::UpdateReport<F>) -> UpdateCounts {
@@ -106,6 +108,10 @@ fn counts<F: dred::FactSets>(report: &dred::UpdateReport<F>) -> UpdateCounts {
         checked: report.checked(),
         strategy: report.strategy,
         work: report.work,
+        rounds: [
+            report.overdelete.rounds.len(),
+            report.rederive.as_ref().map_or(0, |p| p.rounds.len()),
+        ],
         phases: [
             report.overdelete.elapsed,
             report
