@@ -218,8 +218,11 @@ pub fn apply(
     changed
 }
 
-/// Update batch sizes measured for every strategy but DRed.
+/// Update batch sizes measured with the automatic strategy.
 pub const UPDATE_SIZES: [usize; 4] = [1, 10, 100, 1000];
+
+/// The largest batch measured with alternative proofs alone.
+pub const ALT_PROOF_MAX_BATCH: usize = 10;
 
 /// Update batch sizes measured with DRed (and differential-dataflow) on a workload. On
 /// graphs with one giant strongly connected component, every DRed deletion over-deletes
