@@ -432,9 +432,9 @@ fn alt_proof<P: Program>(
 /// instance (body facts held and older than the head: see [`Program::unsupported`]) make
 /// up round r+1. A round's facts are retired as soon as their instances have been found,
 /// so later checks never count on them; the indexes keep them, and rederivation revives
-/// those that still have a proof (see [`crate::Relation`]'s invariant). A fact kept in one round is checked
-/// again whenever a fact of one of its instances loses support later. Returns the derived
-/// facts that lost support, or `None` once the `guard` says stop.
+/// those that still have a proof (see [`crate::Relation`]'s invariant). A fact kept in one
+/// round is checked again whenever a fact of one of its instances loses support later.
+/// Returns the derived facts that lost support, or `None` once the `guard` says stop.
 ///
 /// Why this is exact: every fact that loses its last proof is reached (as in DRed's
 /// over-deletion), and every fact kept has a supporting instance of kept facts with
