@@ -156,14 +156,17 @@
 //!   materialization did (scaled to today's size), it stops and recomputes, so no update
 //!   costs much more than 1.2 recomputes. The report's `why` says when and why.
 //!
-//! When each wins, on this repository's benchmark suite (`BENCHMARKS.md`, one run; DRed
-//! figures for 1-edge deletions): alternative proofs win wherever facts have several
-//! derivations — a linear closure over a 3,000-node random graph with a giant component
-//! (DRed over-deletes 5.77 million facts to withdraw 4,845; alternative proofs find 16,842
-//! unsupported), Andersen's analysis (322,586 over-deleted against 15 unsupported), chains
-//! with shortcuts. DRed's exact rounds cost about the same where nearly everything
-//! over-deleted is really gone (a tree's same-generation relation), and recomputing wins
-//! for batches that delete a large share of the input.
+//! When each wins, on this repository's benchmark suite (`BENCHMARKS.md`, one run):
+//! alternative proofs win wherever facts have several derivations. Deleting one edge of a
+//! linear closure over a 3,000-node random graph with a giant component, DRed over-deletes
+//! 5.77 million facts to withdraw 4,845 (6.8 s); alternative proofs find 16,842 facts
+//! unsupported (50 ms). In Andersen's analysis one deletion costs DRed 322,586
+//! over-deleted facts (5.2 s) and alternative proofs 15 (0.16 ms). Where nearly everything
+//! over-deleted is really gone (same-generation on a tree) they check about as many facts
+//! as DRed over-deletes and are still 2–4× faster. Neither incremental strategy suits
+//! batches that delete a large share of the input or reach most of the closure: there a
+//! recompute wins (100 deletions in a non-linear random closure: 6.2 s checking against a
+//! 2.5 s rematerialization), which is what [`Strategy::Auto`] and its guard are for.
 //!
 //! ```
 //! use dred::{Batch, Strategy, Trace};
