@@ -89,6 +89,30 @@ fn add<P: Program>(
     ground
 }
 
+/// The typed batch of a random batch, and the seed reference's trace for it on `old_model`.
+fn batch_and_reference<P: Program>(
+    raw_batch: &RawBatch,
+    old_model: &Facts,
+) -> (Batch<P::Facts>, ReferenceTrace) {
+    let mut batch = Batch::new();
+    let (mut deletions, mut insertions) = (Facts::new(), Facts::new());
+    // Deletions first so that a batch can delete and re-insert one fact.
+    for (insert, raw) in raw_batch.iter().filter(|(i, _)| !i) {
+        deletions.insert(add::<P>(&mut batch, *insert, raw, true));
+    }
+    for (insert, raw) in raw_batch.iter().filter(|(i, _)| *i) {
+        insertions.insert(add::<P>(&mut batch, *insert, raw, true));
+    }
+    let expected = reference_update(
+        P::RULES,
+        old_model,
+        |r| is_input::<P>(r),
+        &deletions,
+        &insertions,
+    );
+    (batch, expected)
+}
+
 /// Runs one random history on `P`, checking every batch.
 fn check_history<P: Program>(
     initial: &[RawFact],
@@ -104,22 +128,7 @@ fn check_history<P: Program>(
 
     for (k, raw_batch) in batches.iter().enumerate() {
         let old_model = ground_set(&program.all_facts());
-        let mut batch = Batch::new();
-        let (mut deletions, mut insertions) = (Facts::new(), Facts::new());
-        // Deletions first so that a batch can delete and re-insert one fact.
-        for (insert, raw) in raw_batch.iter().filter(|(i, _)| !i) {
-            deletions.insert(add::<P>(&mut batch, *insert, raw, true));
-        }
-        for (insert, raw) in raw_batch.iter().filter(|(i, _)| *i) {
-            insertions.insert(add::<P>(&mut batch, *insert, raw, true));
-        }
-        let expected = reference_update(
-            P::RULES,
-            &old_model,
-            |r| is_input::<P>(r),
-            &deletions,
-            &insertions,
-        );
+        let (batch, expected) = batch_and_reference::<P>(raw_batch, &old_model);
         let report = dred::runtime::maintain::update(&mut program, batch, dred::Trace::Explained);
         let actual = engine_trace(&report, ground_set(&program.all_facts()));
         prop_assert_eq!(
@@ -168,21 +177,7 @@ fn check_strategies<P: Program>(
 
     for (k, raw_batch) in batches.iter().enumerate() {
         let old_model = ground_set(&runs[0].2.all_facts());
-        let mut batch = Batch::new();
-        let (mut deletions, mut insertions) = (Facts::new(), Facts::new());
-        for (insert, raw) in raw_batch.iter().filter(|(i, _)| !i) {
-            deletions.insert(add::<P>(&mut batch, *insert, raw, true));
-        }
-        for (insert, raw) in raw_batch.iter().filter(|(i, _)| *i) {
-            insertions.insert(add::<P>(&mut batch, *insert, raw, true));
-        }
-        let expected = reference_update(
-            P::RULES,
-            &old_model,
-            |r| is_input::<P>(r),
-            &deletions,
-            &insertions,
-        );
+        let (batch, expected) = batch_and_reference::<P>(raw_batch, &old_model);
         for (strategy, name, program) in &mut runs {
             let report = dred::runtime::maintain::update_using(
                 program,

@@ -362,14 +362,7 @@ impl<'a> Context<'a> {
                 .filter(|(_, r)| !r.input)
                 .map(|(r, relation)| {
                     let name = &relation.name;
-                    let checks: Vec<Ident> = self
-                        .program
-                        .rules
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, rule)| rule.head.relation == r)
-                        .map(|(i, _)| format_ident!("derives_rule_{}", i))
-                        .collect();
+                    let checks = self.rule_fns_of(r, "derives_rule");
                     if checks.is_empty() {
                         quote!()
                     } else {
@@ -388,14 +381,7 @@ impl<'a> Context<'a> {
                 .filter(|(_, r)| !r.input)
                 .map(|(r, relation)| {
                     let name = &relation.name;
-                    let checks: Vec<Ident> = self
-                        .program
-                        .rules
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, rule)| rule.head.relation == r)
-                        .map(|(i, _)| format_ident!("supports_rule_{}", i))
-                        .collect();
+                    let checks = self.rule_fns_of(r, "supports_rule");
                     quote! {
                         unsupported.#name = candidates.#name.iter()
                             .filter(|head| {
@@ -414,15 +400,7 @@ impl<'a> Context<'a> {
             .map(|(i, rule)| self.rule_fns(i, rule));
         let fact_enum = &self.fact_enum;
         let input_flags = relations.iter().map(|r| r.input);
-        let instance_fns = (0..relations.len()).map(|r| {
-            self.program
-                .rules
-                .iter()
-                .enumerate()
-                .filter(|(_, rule)| rule.head.relation == r)
-                .map(|(i, _)| format_ident!("instances_rule_{}", i))
-                .collect::<Vec<_>>()
-        });
+        let instance_fns = (0..relations.len()).map(|r| self.rule_fns_of(r, "instances_rule"));
         quote! {
             #[automatically_derived]
             impl #rt::Program for #program {
@@ -527,6 +505,18 @@ impl<'a> Context<'a> {
                 }
             )*
         }
+    }
+
+    /// The names (`{kind}_{i}`) of one per-rule function for every rule whose head is
+    /// relation `relation`.
+    fn rule_fns_of(&self, relation: usize, kind: &str) -> Vec<Ident> {
+        self.program
+            .rules
+            .iter()
+            .enumerate()
+            .filter(|(_, rule)| rule.head.relation == relation)
+            .map(|(i, _)| format_ident!("{}_{}", kind, i))
+            .collect()
     }
 
     fn rule_info(&self, rule: &ir::Rule) -> TokenStream {
