@@ -89,6 +89,15 @@ fn add<P: Program>(
     ground
 }
 
+/// The batch inserting a history's initial facts.
+fn initial_batch<P: Program>(initial: &[RawFact]) -> Batch<P::Facts> {
+    let mut inputs = Batch::new();
+    for raw in initial {
+        add::<P>(&mut inputs, true, raw, false);
+    }
+    inputs
+}
+
 /// The typed batch of a random batch, and the seed reference's trace for it on `old_model`.
 fn batch_and_reference<P: Program>(
     raw_batch: &RawBatch,
@@ -118,10 +127,7 @@ fn check_history<P: Program>(
     initial: &[RawFact],
     batches: &[RawBatch],
 ) -> Result<(), TestCaseError> {
-    let mut inputs = Batch::new();
-    for raw in initial {
-        add::<P>(&mut inputs, true, raw, false);
-    }
+    let inputs = initial_batch::<P>(initial);
     let (mut program, _) = dred::runtime::maintain::materialize::<P>(inputs, dred::Trace::Rounds);
     let (edb, idb) = split_model(&program);
     prop_assert_eq!(&idb, &oracle_derived::<P>(&edb), "initial materialization");
@@ -158,10 +164,7 @@ fn check_strategies<P: Program>(
     initial: &[RawFact],
     batches: &[RawBatch],
 ) -> Result<(), TestCaseError> {
-    let mut inputs = Batch::new();
-    for raw in initial {
-        add::<P>(&mut inputs, true, raw, false);
-    }
+    let inputs = initial_batch::<P>(initial);
     let fresh = || dred::runtime::maintain::materialize::<P>(inputs.clone(), Trace::Counts).0;
     let unstamped: P = dred::runtime::maintain::from_facts_unchecked(&fresh().all_facts());
     let mut runs = [
