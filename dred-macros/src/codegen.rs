@@ -557,7 +557,7 @@ impl<'a> Context<'a> {
             let head = self.construct(&rule.head, &rule.vars);
             let emit = quote! {
                 let head = #head;
-                if admit.admits(&self.#head_relation, &head) {
+                if admit.admits(&self.#head_relation, &head, cause) {
                     out.#head_relation.insert(head);
                 }
             };
@@ -723,6 +723,14 @@ impl<'a> Context<'a> {
                 };
                 let mut filters = self.filters(rule, atom, current, &row);
                 filters.extend(support_filters);
+                // A delta fact's stamp decides which heads it may have supported.
+                let cause = match access {
+                    Access::Delta if body_relation.input => {
+                        quote!(let cause = ::core::option::Option::None;)
+                    }
+                    Access::Delta => quote!(let cause = admit.cause(&self.#relation, #row);),
+                    _ => quote!(),
+                };
                 let binds = current
                     .columns
                     .iter()
@@ -747,6 +755,7 @@ impl<'a> Context<'a> {
                     for #row in rows {
                         #per_row
                         if true #(&& #filters)* {
+                            #cause
                             #(#binds)*
                             #inner
                         }

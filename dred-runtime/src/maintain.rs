@@ -653,11 +653,12 @@ fn witnesses<P: Program>(
 /// (at the cost of a full recomputation). Derived facts must not be taken from a different
 /// program or an older input set: DRed's correctness rests on this precondition.
 ///
-/// Every fact gets stamp 0, which vouches for nothing: until facts are rederived, the
-/// alternative-proof strategy treats each fact it checks as unsupported (as DRed would).
+/// Every fact is [`UNSTAMPED`](crate::UNSTAMPED), which vouches for nothing: until they
+/// are rederived, the alternative-proof strategy checks derived facts whenever one of
+/// their instances loses a fact, and finds their support in input facts only.
 pub fn from_facts_unchecked<P: Program>(facts: &P::Facts) -> P {
     let mut program = P::empty();
-    program.insert_facts(facts, 0);
+    program.insert_facts(facts, crate::UNSTAMPED);
     program
 }
 

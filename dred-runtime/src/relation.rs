@@ -14,13 +14,27 @@ impl<T: Clone + Eq + Hash + Ord + std::fmt::Debug + 'static> Tuple for T {}
 pub type FactSet<T> = HashSet<T, BuildHasherDefault<FactHasher>>;
 
 /// When a fact was derived: a value of the program's clock, which advances by one per
-/// round of every phase that adds facts.
+/// round of every phase that adds facts (and stops at `Stamp::MAX`).
 ///
-/// Stamps are hints that let the alternative-proof strategy keep a fact without searching
-/// further: a fact whose rule instance uses only facts with smaller stamps that still hold
-/// is well founded (induction on stamps). Correctness never depends on them: a fact whose
-/// stamp cannot vouch for it is simply treated as unsupported and rederived.
+/// Invariant: every derived fact that [claims support](claims_support) has a rule instance
+/// whose derived body facts hold with smaller stamps (its *support*): a round only derives
+/// from facts of earlier rounds. The alternative-proof strategy relies on it twice: a fact
+/// with a support is well founded (induction on stamps), and a fact needs checking only when
+/// it loses a body fact older than itself. Facts that claim nothing are checked whenever
+/// they lose any body fact.
 pub type Stamp = u32;
+
+/// Whether a fact stamped `stamp` claims a support: all do but [`UNSTAMPED`] ones and
+/// those derived after the clock stopped at `Stamp::MAX`.
+#[inline]
+pub fn claims_support(stamp: Stamp) -> bool {
+    stamp != UNSTAMPED && stamp != Stamp::MAX
+}
+
+/// The stamp of facts loaded without derivation ([`crate::from_facts_unchecked`]): no
+/// claim of support, and older than every derived fact, so every derived fact may count
+/// on it (the clock's first round is 1).
+pub const UNSTAMPED: Stamp = 0;
 
 /// The hasher of fact sets: facts are short tuples of small values, hashed in the inner
 /// loop of every join, so the hash is one rotate-xor-multiply per word (the scheme of
