@@ -188,7 +188,8 @@ fn alternative_proofs() {
     println!(
         "\n7. The same deletion with alternative proofs (`Strategy::AltProof`). Each fact carries\n   \
          the stamp of the round that derived it; before a fact's loss propagates, a rule\n   \
-         instance whose body facts still hold and are older can keep it:"
+         instance whose body facts still hold and are older can keep it, and a fact whose\n   \
+         instances are all younger may raise its stamp above them, once:"
     );
     let report = program.update_using(
         Batch::new().delete(E("a", "b")),
@@ -203,10 +204,12 @@ fn alternative_proofs() {
     };
     println!(
         "   R(a,d) kept its older support R(a,e), R(e,d) and never left; R(a,b) and R(a,c) support\n   \
-         each other only through facts no older than themselves, so both lost support — the\n   \
-         cycle cannot vouch for itself. {} facts checked, {} unsupported, {} rederived (DRed:\n   \
-         {} over-deleted, {} rederived); the result is {verdict}.",
+         each other only through facts no older than themselves: each rose once, was checked\n   \
+         again, and lost support — the cycle cannot vouch for itself. {} facts checked, {}\n   \
+         restamped, {} unsupported, {} rederived (DRed: {} over-deleted, {} rederived); the\n   \
+         result is {verdict}.",
         report.checked(),
+        report.restamped(),
         report.overdeleted_derived.len,
         report.rederived(),
         dred.overdeleted_derived.len,

@@ -57,10 +57,12 @@ fn alternative_proofs_keep_r_a_d_and_withdraw_the_self_supporting_cycle() {
         Strategy::AltProof,
         Trace::Rounds,
     );
-    // R(a,d) keeps its support R(a,e), R(e,d) (both older); R(a,b) and R(a,c) support each
-    // other only through facts no older than themselves, so they lose support and stay out.
-    // R(a,d) is not checked again when R(a,c) goes: R(a,c) is no older than R(a,d), so it
-    // never was part of R(a,d)'s support.
+    // R(a,d) keeps its support R(a,e), R(e,d) (both older). R(a,b) (stamp 2) has instances
+    // left only through R(a,c) (stamp 3), so its stamp rises to 4; R(a,c), which counted on
+    // it, rises once too, to 4 (through itself and R(c,c)). A risen fact is checked again at
+    // its new stamp, and can rise only once per update: neither has an older support then,
+    // and both go. R(a,d) is not checked when they go: they are no older than R(a,d), so
+    // they never supported it.
     assert_eq!(
         report.to_string(),
         "strategy: alternative proofs
@@ -68,14 +70,22 @@ net_delete: E(a,b)
 net_insert:
 unsupported 1: E(a,b)
 check 2: R(a,b)
-unsupported 2: R(a,b)
-check 3: R(a,c) R(a,d)
-unsupported 3: R(a,c)
+unsupported 2:
+restamp 2: R(a,b)
+check 3: R(a,b) R(a,c) R(a,d)
+unsupported 3:
+restamp 3: R(a,c)
+check 4: R(a,b) R(a,c)
+unsupported 4: R(a,b) R(a,c)
+restamp 4:
 unsupported_idb: R(a,b) R(a,c)
 rederive 1:
 "
     );
-    assert_eq!((report.checked(), report.withdrawn()), (3, 2));
+    assert_eq!(
+        (report.checked(), report.restamped(), report.withdrawn()),
+        (6, 2, 2)
+    );
     by_dred.update(Batch::new().delete(E("a", "b")));
     assert_eq!(snapshot(&graph), snapshot(&by_dred));
     assert!(graph.verify().is_ok());
@@ -97,9 +107,17 @@ net_delete: Seed(a)
 net_insert:
 unsupported 1: Seed(a)
 check 2: P(a)
-unsupported 2: P(a)
-check 3: Q(a)
-unsupported 3: Q(a)
+unsupported 2:
+restamp 2: P(a)
+check 3: P(a) Q(a)
+unsupported 3:
+restamp 3: Q(a)
+check 4: P(a) Q(a)
+unsupported 4: P(a)
+restamp 4:
+check 5: Q(a)
+unsupported 5: Q(a)
+restamp 5:
 unsupported_idb: P(a) Q(a)
 rederive 1:
 "
@@ -119,16 +137,22 @@ rederive 1:
 }
 
 #[test]
-fn a_fact_that_loses_support_but_still_has_a_proof_is_rederived() {
-    // R(a,d)'s only older support is R(a,e), R(e,d): deleting E(e,d) takes it away, so
-    // R(a,d) loses support, and rederivation restores it through a→b→c→d.
+fn a_fact_that_loses_its_older_support_but_keeps_a_proof_rises() {
+    // R(a,d)'s only older support is R(a,e), R(e,d): deleting E(e,d) takes it away, but
+    // R(a,c), R(c,d) (stamps 3 and 2) still derive it, so its stamp rises from 3 to 4.
     let mut graph = seed_graph();
+    assert_eq!(graph.relation::<R>().stamp(&R("a", "d")), Some(3));
     let report = graph.update_using(
         Batch::new().delete(E("e", "d")),
         Strategy::AltProof,
         Trace::Rounds,
     );
     assert!(graph.contains(&R("a", "d")), "a→b→c→d still proves it");
+    assert_eq!(graph.relation::<R>().stamp(&R("a", "d")), Some(4));
+    assert!(
+        report.to_string().contains("restamp 3: R(a,d)\n"),
+        "{report}"
+    );
     assert!(!graph.contains(&R("e", "d")));
     assert!(graph.verify().is_ok());
     // Whatever lost support and was not rederived is exactly what DRed withdraws.

@@ -38,8 +38,8 @@ fn main() {
             }
             let c = counts.unwrap();
             println!(
-                "  {:?} -> {:?}: {:?}  checked {} lost {} rederived {} work {} phases {:?} rounds {:?}",
-                strategy, c.strategy, best, c.checked, c.overdeleted, c.rederived, c.work, c.phases, c.rounds
+                "  {:?} -> {:?}: {:?}  checked {} restamped {} lost {} rederived {} work {} phases {:?} rounds {:?}",
+                strategy, c.strategy, best, c.checked, c.restamped, c.overdeleted, c.rederived, c.work, c.phases, c.rounds
             );
         }
     }

@@ -85,6 +85,8 @@ pub struct UpdateCounts {
     pub inserted: usize,
     /// Facts checked for support (alternative proofs only).
     pub checked: usize,
+    /// Facts kept by raising their stamps (alternative proofs only).
+    pub restamped: usize,
     /// The strategy that ran.
     pub strategy: dred::Strategy,
     /// Rows the update's joins visited.
@@ -106,6 +108,7 @@ fn counts<F: dred::FactSets>(report: &dred::UpdateReport<F>) -> UpdateCounts {
             .total()
             .saturating_sub(report.net_insert.len()),
         checked: report.checked(),
+        restamped: report.restamped(),
         strategy: report.strategy,
         work: report.work,
         rounds: [

@@ -381,15 +381,29 @@ impl<'a> Context<'a> {
                 .filter(|(_, r)| !r.input)
                 .map(|(r, relation)| {
                     let name = &relation.name;
-                    let checks = self.rule_fns_of(r, "supports_rule");
+                    let checks = self.rule_fns_of(r, "support_rule");
+                    let fact_enum = &self.fact_enum;
                     quote! {
-                        unsupported.#name = candidates.#name.iter()
-                            .filter(|head| {
-                                let bound = self.#name.stamp(head).unwrap_or(0);
-                                !(false #(|| self.#checks(head, bound, work))*)
-                            })
-                            .cloned()
-                            .collect();
+                        for head in &candidates.#name {
+                            let bound = self.#name.stamp(head).unwrap_or(0);
+                            let mut lowest = u64::MAX;
+                            #(
+                                if lowest > u64::from(bound) {
+                                    lowest = lowest.min(self.#checks(head, bound, work));
+                                }
+                            )*
+                            if lowest <= u64::from(bound) {
+                                continue;
+                            }
+                            match #rt::Stamp::try_from(lowest) {
+                                ::std::result::Result::Ok(level) if level < #rt::Stamp::MAX => {
+                                    levels.push((#fact_enum::#name(::std::clone::Clone::clone(head)), level));
+                                }
+                                _ => {
+                                    unsupported.#name.insert(::std::clone::Clone::clone(head));
+                                }
+                            }
+                        }
                     }
                 });
         let rule_fns = self
@@ -471,10 +485,14 @@ impl<'a> Context<'a> {
                     derived
                 }
                 #[allow(unused_mut, unused_variables)]
-                fn unsupported(&self, candidates: &#facts, work: &mut u64) -> #facts {
+                fn check_support(&self, candidates: &#facts, work: &mut u64) -> (#facts, ::std::vec::Vec<(#fact_enum, #rt::Stamp)>) {
                     let mut unsupported = <#facts as ::std::default::Default>::default();
+                    let mut levels = ::std::vec::Vec::new();
                     #(#unsupported)*
-                    unsupported
+                    (unsupported, levels)
+                }
+                fn restamp(&mut self, fact: &#fact_enum, stamp: #rt::Stamp) {
+                    match #empty_deref fact { #(#fact_enum::#names(fact) => self.#names.restamp(fact, stamp),)* }
                 }
                 fn is_input(fact: &#fact_enum) -> bool {
                     match #empty_deref fact { #(#fact_enum::#names(_) => #input_flags,)* }
@@ -580,10 +598,17 @@ impl<'a> Context<'a> {
         });
 
         let derives = format_ident!("derives_rule_{}", index);
-        let head_match = self.head_match(rule);
+        let head_match = self.head_match(rule, &quote!(false));
+        let head_match_level = self.head_match(rule, &quote!(u64::MAX));
         let body = self.join_code(rule, &plan.derive, 0, &quote!(return true;), Mode::Live);
-        let supports = format_ident!("supports_rule_{}", index);
-        let support = self.join_code(rule, &plan.derive, 0, &quote!(return true;), Mode::Supports);
+        let supports = format_ident!("support_rule_{}", index);
+        let level_found = quote! {
+            if level <= u64::from(bound) {
+                return level;
+            }
+            lowest = lowest.min(level);
+        };
+        let support = self.join_code(rule, &plan.derive, 0, &level_found, Mode::Supports);
 
         let instances = format_ident!("instances_rule_{}", index);
         let fact_enum = &self.fact_enum;
@@ -625,19 +650,24 @@ impl<'a> Context<'a> {
                 false
             }
 
+            /// The lowest level of this rule's instances for `head` (one more than the
+            /// largest stamp of their derived body facts, 0 without any; `u64::MAX` if none
+            /// holds), stopping at the first instance at most `bound`: a support.
             #[doc = #doc]
             #[inline(never)]
-            #[allow(unreachable_code)]
-            fn #supports(&self, head: &#head_ty, bound: #rt::Stamp, work: &mut u64) -> bool {
-                #head_match
+            #[allow(unreachable_code, unused_mut, unused_assignments)]
+            fn #supports(&self, head: &#head_ty, bound: #rt::Stamp, work: &mut u64) -> u64 {
+                #head_match_level
+                let mut lowest = u64::MAX;
+                let level = 0u64;
                 #support
-                false
+                lowest
             }
         }
     }
 
-    /// Binds the head's variables from a given head fact; returns false on a mismatch.
-    fn head_match(&self, rule: &ir::Rule) -> TokenStream {
+    /// Binds the head's variables from a given head fact; returns `mismatch` on a mismatch.
+    fn head_match(&self, rule: &ir::Rule, mismatch: &TokenStream) -> TokenStream {
         let mut first_column = vec![None; rule.vars.len()];
         let mut code = TokenStream::new();
         for (k, term) in rule.head.terms.iter().enumerate() {
@@ -645,12 +675,12 @@ impl<'a> Context<'a> {
             match term {
                 ir::Term::Const(c) => {
                     let value = &c.expr;
-                    code.extend(quote!(if head.#id != #value { return false; }));
+                    code.extend(quote!(if head.#id != #value { return #mismatch; }));
                 }
                 ir::Term::Var(v) => match first_column[*v] {
                     Some(first) => {
                         let first = Index::from(first);
-                        code.extend(quote!(if head.#id != head.#first { return false; }));
+                        code.extend(quote!(if head.#id != head.#first { return #mismatch; }));
                     }
                     None => {
                         first_column[*v] = Some(k);
@@ -681,14 +711,27 @@ impl<'a> Context<'a> {
         let body_relation = self.relation(atom.relation);
         let relation = &body_relation.name;
         let row = format_ident!("row{}", step);
-        // A supporting instance's body facts hold and, unless they are input facts (which
-        // need no support), are older than the head. Facts may be retired: an index can
-        // still return them, so input facts are checked too.
-        let support_filters = match mode {
-            Mode::Supports if !body_relation.input => {
-                vec![quote!(self.#relation.holds_before(#row, bound))]
+        // An instance's level is one more than the largest stamp of its derived body facts
+        // (input facts need no support); looking a stamp up also tells whether a derived
+        // fact holds. Facts may be retired: an index can still return them, so input
+        // facts are checked too.
+        let reads_stamp = mode == Mode::Supports && !body_relation.input;
+        let with_level = |inner: TokenStream| {
+            if reads_stamp {
+                quote! {
+                    if let ::core::option::Option::Some(stamp) = self.#relation.stamp(#row) {
+                        let level = level.max(u64::from(stamp) + 1);
+                        #inner
+                    }
+                }
+            } else {
+                inner
             }
-            Mode::Supports | Mode::Live => vec![quote!(self.#relation.live(#row))],
+        };
+        let support_filters = if reads_stamp {
+            vec![]
+        } else {
+            vec![quote!(self.#relation.live(#row))]
         };
 
         let rt = &self.rt;
@@ -696,17 +739,16 @@ impl<'a> Context<'a> {
             Access::Contains => {
                 let fact = self.construct(atom, &rule.vars);
                 // A membership test never sees retired facts.
-                let held = match mode {
-                    Mode::Supports if !body_relation.input => {
-                        quote!(self.#relation.holds_before(#row, bound))
-                    }
-                    _ => quote!(self.#relation.contains(#row)),
+                let test = if reads_stamp {
+                    with_level(inner)
+                } else {
+                    quote!(if self.#relation.contains(#row) { #inner })
                 };
                 quote! {
                     {
                         let #row = &#fact;
                         *work += 1;
-                        if #held { #inner }
+                        #test
                     }
                 }
             }
@@ -745,6 +787,7 @@ impl<'a> Context<'a> {
                     });
                 // Work is rows visited: counted per probe, but per row where a support
                 // check may stop early.
+                let matched = with_level(quote!(#(#binds)* #inner));
                 let (per_probe, per_row) = match mode {
                     Mode::Live => (quote!(*work += rows.len() as u64;), quote!()),
                     Mode::Supports => (quote!(), quote!(*work += 1;)),
@@ -756,8 +799,7 @@ impl<'a> Context<'a> {
                         #per_row
                         if true #(&& #filters)* {
                             #cause
-                            #(#binds)*
-                            #inner
+                            #matched
                         }
                     }
                 }
@@ -1036,9 +1078,9 @@ impl Context<'_> {
 }
 
 /// What a join demands of each body fact it matches.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 enum Mode {
-    /// That it can support a head stamped `bound`.
+    /// That it can support a head stamped `bound`, or else at what level it could.
     Supports,
     /// That it holds, though indexes may still hold retired facts.
     Live,

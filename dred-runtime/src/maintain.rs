@@ -382,11 +382,13 @@ fn alt_proof<P: Program>(
     if !deletions.is_empty() {
         let started = Instant::now();
         let mut checked = Phase::default();
+        let mut restamped = Phase::default();
         let unsupported = unsupport_phase(
             program,
             &deletions,
             &mut report.overdelete,
             &mut checked,
+            &mut restamped,
             trace,
             &mut report.work,
             guard,
@@ -397,6 +399,7 @@ fn alt_proof<P: Program>(
         checked.elapsed = started.elapsed();
         report.overdelete.elapsed = checked.elapsed;
         report.checked = Some(checked);
+        report.restamped = Some(restamped);
         report.overdeleted_derived = Round {
             len: unsupported.len(),
             facts: None,
@@ -427,61 +430,107 @@ fn alt_proof<P: Program>(
     Ok(finish_with_insertion(program, insertions, report))
 }
 
-/// Loss of support: round 1 is D⁻; in round r+1 the heads (not yet unsupported) of rule
-/// instances that use a fact of round r are *checked*, and those with no supporting
-/// instance (body facts held and older than the head: see [`Program::unsupported`]) make
-/// up round r+1. A round's facts are retired as soon as their instances have been found,
-/// so later checks never count on them; the indexes keep them, and rederivation revives
-/// those that still have a proof (see [`crate::Relation`]'s invariant). A fact kept in one
-/// round is checked again whenever a fact of one of its instances loses support later.
-/// Returns the derived facts that lost support, or `None` once the `guard` says stop.
+/// Loss of support: round 1 is D⁻; in round r+1 the heads (held, and not older than the
+/// fact that reached them, see [`Admit::Held`]) of rule instances that use a fact of round
+/// r are *checked*. A fact with a supporting instance (body facts held and older than the
+/// fact: see [`Program::check_support`]) is kept. One without, but with an instance at a
+/// higher level, is kept by raising its stamp to that level, once per update (as a
+/// shortest-path tree re-attaches a node one level down); it then reaches all its heads,
+/// itself included (any of them may have counted on its old stamp, or been checked against
+/// it in the same round). Any other fact loses support, makes up round r+1 and is retired once its instances
+/// have been found, so later checks never count on it; the indexes keep it, and
+/// rederivation revives it if it still has a proof (see [`crate::Relation`]'s invariant).
+/// A kept fact is checked again whenever a fact older than it loses support or any of its
+/// body facts rises. Returns the derived
+/// facts that lost support, or `None` once the `guard` says stop.
 ///
 /// Why this is exact: every fact that loses its last proof is reached (as in DRed's
 /// over-deletion), and every fact kept has a supporting instance of kept facts with
 /// smaller stamps, so by induction on stamps it still has a proof. The unsupported facts
-/// that still have one are restored by rederivation.
+/// that still have one are restored by rederivation. A raise can recur at most once per
+/// fact, so facts that only support each other stop climbing after one raise each and
+/// lose support.
+#[allow(clippy::too_many_arguments)]
 fn unsupport_phase<P: Program>(
     program: &mut P,
     net_delete: &P::Facts,
     unsupported: &mut Phase<P::Facts>,
     checked: &mut Phase<P::Facts>,
+    restamped: &mut Phase<P::Facts>,
     trace: Trace,
     work: &mut u64,
     guard: Option<&Guard>,
 ) -> Option<P::Facts> {
     let mut gone = P::Facts::default();
-    let mut frontier = net_delete.clone();
-    let mut frontier_witnesses = None;
+    let mut raised = P::Facts::default();
+    let mut losing = net_delete.clone();
+    let mut losing_witnesses = None;
+    let mut rising: Vec<(Fact<P>, Stamp)> = Vec::new();
+    let mut highest: Stamp = 0;
     checked.record(P::Facts::default(), trace, None);
+    restamped.record(P::Facts::default(), trace, None);
     loop {
-        let mut candidates = P::Facts::default();
-        program.fire(&frontier, Admit::Held, &mut candidates, work);
-        candidates.subtract(&frontier);
+        // A fact that lost support or rose reaches the heads younger than its old stamp:
+        // those that may have counted on it. The risen facts themselves are checked again
+        // at their new stamps, as their new support may have counted on another's old one.
+        let mut rose_now = P::Facts::default();
+        for (fact, _) in &rising {
+            rose_now.insert_fact(fact.clone());
+        }
+        let mut candidates = rose_now.clone();
+        program.fire(&losing, Admit::Held, &mut candidates, work);
+        program.fire(&rose_now, Admit::Held, &mut candidates, work);
+        candidates.subtract(&losing);
         // Witnesses need the frontier's instances: find them for every candidate now.
-        let candidate_witnesses = witnesses(program, &candidates, Some(&frontier), true, trace);
-        program.retire_facts(&frontier);
-        gone.union_with(&frontier);
-        let next = program.unsupported(&candidates, work);
+        let candidate_witnesses = match trace {
+            Trace::Explained => {
+                let mut frontier = losing.clone();
+                frontier.union_with(&rose_now);
+                witnesses(program, &candidates, Some(&frontier), true, trace)
+            }
+            _ => None,
+        };
+        program.retire_facts(&losing);
+        gone.union_with(&losing);
+        for (fact, stamp) in rising.drain(..) {
+            highest = highest.max(stamp);
+            program.restamp(&fact, stamp);
+        }
+        let (mut next, levels) = program.check_support(&candidates, work);
+        let mut rose = P::Facts::default();
+        for (fact, level) in levels {
+            if raised.contains_fact(&fact) {
+                next.insert_fact(fact);
+            } else {
+                raised.insert_fact(fact.clone());
+                rose.insert_fact(fact.clone());
+                rising.push((fact, level));
+            }
+        }
         let next_witnesses = candidate_witnesses.map(|all| {
             let mut kept = all;
             kept.retain(|w| next.contains_fact(&w.fact));
             kept
         });
-        unsupported.record(frontier, trace, frontier_witnesses);
+        unsupported.record(losing, trace, losing_witnesses);
         if candidates.is_empty() {
             break;
         }
         checked.record(candidates, trace, None);
+        restamped.record(rose, trace, None);
         if guard.is_some_and(|guard| guard.passed(*work)) {
             return None;
         }
-        if next.is_empty() {
+        if next.is_empty() && rising.is_empty() {
             unsupported.record(next, trace, next_witnesses);
             break;
         }
-        frontier = next;
-        frontier_witnesses = next_witnesses;
+        losing = next;
+        losing_witnesses = next_witnesses;
     }
+    // Later rounds must be younger than every raised fact.
+    let clock = &mut program.bookkeeping_mut().clock;
+    *clock = (*clock).max(highest);
     Some(gone.derived_part())
 }
 
@@ -610,8 +659,9 @@ fn insert_phase<P: Program>(
 }
 
 /// With [`Trace::Explained`], for each fact of a round just decided, an instance over the
-/// current relations that derives it (using a fact of `trigger`, when given). Called before
-/// the round's facts join the relations, so the instance is one the round could use.
+/// current relations that derives it (using a fact of `trigger`, when given and when one
+/// does: a risen fact checked again may have none). Called before the round's facts join
+/// the relations, so the instance is one the round could use.
 fn witnesses<P: Program>(
     program: &P,
     round: &P::Facts,
@@ -622,9 +672,9 @@ fn witnesses<P: Program>(
     if trace != Trace::Explained {
         return None;
     }
-    let explain = |fact: Fact<P>| {
+    let find = |fact: &Fact<P>, trigger: Option<&P::Facts>| {
         let mut found = None;
-        program.instances(&fact, &mut |rule, body| {
+        program.instances(fact, &mut |rule, body| {
             let cause = match trigger {
                 None => None,
                 Some(trigger) => match body.iter().find(|b| trigger.contains_fact(b)) {
@@ -635,7 +685,12 @@ fn witnesses<P: Program>(
             found = Some((rule, body.to_vec(), cause));
             true
         });
-        let (rule, body, cause) = found.expect("a round's fact has an instance that put it there");
+        found
+    };
+    let explain = |fact: Fact<P>| {
+        let (rule, body, cause) = find(&fact, trigger)
+            .or_else(|| trigger.and_then(|_| find(&fact, None)))
+            .expect("a round's fact has an instance that put it there");
         Witness {
             fact,
             rule,

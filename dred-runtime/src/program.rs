@@ -17,6 +17,9 @@ pub enum Admit<S> {
     /// fact's never counted on it (a support's derived facts are older than its head, see
     /// [`crate::Stamp`]), so it need not be checked again.
     Held,
+    /// Heads that hold, whatever their stamps (the candidates to check after a fact's
+    /// stamp rose: a head may have counted on it, the fact itself included).
+    AnyHeld,
     /// Heads not in this set (over-deletion: not already over-deleted).
     NotIn(S),
     /// Heads in this set (rederivation: over-deleted and not yet restored).
@@ -30,6 +33,7 @@ impl<'a, S> Admit<&'a S> {
         match self {
             Admit::Absent => Admit::Absent,
             Admit::Held => Admit::Held,
+            Admit::AnyHeld => Admit::AnyHeld,
             Admit::NotIn(set) => Admit::NotIn(part(set)),
             Admit::In(set) => Admit::In(part(set)),
         }
@@ -59,6 +63,7 @@ impl<T: Tuple> Admit<&FactSet<T>> {
                 (Some(_), None) => true,
                 (Some(stamp), Some(cause)) => stamp > cause || !claims_support(stamp),
             },
+            Admit::AnyHeld => held.contains(head),
             Admit::NotIn(set) => !set.contains(head),
             Admit::In(set) => set.contains(head),
         }
@@ -217,10 +222,20 @@ pub trait Program: Sized {
     /// The facts of `candidates` that some rule derives from the current relations
     /// (head-bound lookups).
     fn derivable(&self, candidates: &Self::Facts, work: &mut u64) -> Self::Facts;
-    /// The facts of `candidates` (all held) that have no *supporting* instance: one whose
-    /// body facts all hold and, unless they are input facts, have smaller stamps than the
-    /// candidate (head-bound lookups).
-    fn unsupported(&self, candidates: &Self::Facts, work: &mut u64) -> Self::Facts;
+    /// Checks the support of each fact of `candidates` (all held), with head-bound lookups.
+    /// A *supporting* instance has body facts that all hold and, unless they are input
+    /// facts, have smaller stamps than the candidate; an instance's *level* is one more
+    /// than the largest stamp of its derived body facts. Returns the candidates with no
+    /// instance at all (unsupported), and for those whose instances all have levels above
+    /// their stamp, the lowest level (where a raised stamp would have a support).
+    #[allow(clippy::type_complexity)]
+    fn check_support(
+        &self,
+        candidates: &Self::Facts,
+        work: &mut u64,
+    ) -> (Self::Facts, Vec<(Fact<Self>, Stamp)>);
+    /// Raises the stamp of a held fact ([`Relation::restamp`]).
+    fn restamp(&mut self, fact: &Fact<Self>, stamp: Stamp);
 
     /// Whether `fact` belongs to an input relation.
     fn is_input(fact: &Fact<Self>) -> bool;

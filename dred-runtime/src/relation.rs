@@ -18,10 +18,11 @@ pub type FactSet<T> = HashSet<T, BuildHasherDefault<FactHasher>>;
 ///
 /// Invariant: every derived fact that [claims support](claims_support) has a rule instance
 /// whose derived body facts hold with smaller stamps (its *support*): a round only derives
-/// from facts of earlier rounds. The alternative-proof strategy relies on it twice: a fact
-/// with a support is well founded (induction on stamps), and a fact needs checking only when
-/// it loses a body fact older than itself. Facts that claim nothing are checked whenever
-/// they lose any body fact.
+/// from facts of earlier rounds, and the alternative-proof strategy raises a fact's stamp
+/// only to a level where it has a support. That strategy relies on it twice: a fact with a
+/// support is well founded (induction on stamps), and a fact needs checking only when it
+/// loses, or sees raised, a body fact older than itself. Facts that claim nothing are
+/// checked whenever any of their body facts changes.
 pub type Stamp = u32;
 
 /// Whether a fact stamped `stamp` claims a support: all do but [`UNSTAMPED`] ones and
@@ -183,7 +184,8 @@ impl<T: Tuple> Index<T> {
 /// and joins ask [`Relation::live`]. Inserting a retired fact revives it; once retired
 /// facts pass an eighth of the relation, [`Relation::settle`] takes them out of the
 /// indexes, so they never cost more than that in memory. Only the methods that take
-/// `&mut self` change a relation; a fact's stamp never changes while it holds.
+/// `&mut self` change a relation; a fact's stamp only rises while it holds
+/// ([`Relation::restamp`]).
 ///
 /// ```
 /// use dred_runtime::{key_hash, Relation};
@@ -305,6 +307,14 @@ impl<T: Tuple> Relation<T> {
         self.facts.reserve(facts.len());
         for fact in facts {
             self.insert(fact.clone(), stamp);
+        }
+    }
+
+    /// Raises the stamp of `fact`, if it holds, to `stamp` (see [`Stamp`]'s invariant).
+    pub fn restamp(&mut self, fact: &T, stamp: Stamp) {
+        if let Some(held) = self.facts.get_mut(fact) {
+            debug_assert!(*held <= stamp, "stamps only rise");
+            *held = stamp;
         }
     }
 

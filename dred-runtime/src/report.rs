@@ -99,8 +99,8 @@ impl<F: FactSets> Phase<F> {
 ///
 /// With [`Strategy::AltProof`], `overdelete` holds the rounds of facts that lost their
 /// support (`unsupported r` lines; round 1 is the net deletion), `checked` the facts checked
-/// in each round (`check r`), and rederivation restores the unsupported facts that still
-/// have a proof. With [`Strategy::Recompute`], `insert` holds the rematerialization's
+/// in each round (`check r`), `restamped` the facts kept by raising their stamps
+/// (`restamp r`), and rederivation restores the unsupported facts that still have a proof. With [`Strategy::Recompute`], `insert` holds the rematerialization's
 /// rounds (`recompute r`). Those reports open with a `strategy:` line.
 #[derive(Debug, Clone)]
 pub struct UpdateReport<F: FactSets> {
@@ -118,6 +118,9 @@ pub struct UpdateReport<F: FactSets> {
     /// [`Strategy::AltProof`] only: the facts whose support was checked, per round (round 1,
     /// the net deletion, checks nothing).
     pub checked: Option<Phase<F>>,
+    /// [`Strategy::AltProof`] only: the checked facts that had no support at their stamp but
+    /// one at a higher level, and were kept with their stamp raised to it, per round.
+    pub restamped: Option<Phase<F>>,
     /// Derived facts over-deleted (all rounds' derived facts together); for
     /// [`Strategy::AltProof`], the derived facts that lost their support.
     pub overdeleted_derived: Round<F>,
@@ -141,6 +144,7 @@ impl<F: FactSets> UpdateReport<F> {
             net_insert,
             overdelete: Phase::default(),
             checked: None,
+            restamped: None,
             overdeleted_derived: Round {
                 len: 0,
                 facts: None,
@@ -168,6 +172,12 @@ impl<F: FactSets> UpdateReport<F> {
     /// How many facts [`Strategy::AltProof`] checked for support (0 for other strategies).
     pub fn checked(&self) -> usize {
         self.checked.as_ref().map_or(0, Phase::total)
+    }
+
+    /// How many facts [`Strategy::AltProof`] kept by raising their stamps (0 for other
+    /// strategies).
+    pub fn restamped(&self) -> usize {
+        self.restamped.as_ref().map_or(0, Phase::total)
     }
 
     /// The names a phase's lines carry for this report's strategy: deletion, its derived
@@ -265,16 +275,20 @@ impl<F: FactSets> fmt::Display for UpdateReport<F> {
         write_line(f, "net_delete", &self.net_delete)?;
         write_line(f, "net_insert", &self.net_insert)?;
         if self.strategy != Strategy::Recompute {
-            match &self.checked {
-                Some(checked) => {
+            match (&self.checked, &self.restamped) {
+                (Some(checked), Some(restamped)) => {
                     for (i, round) in self.overdelete.rounds.iter().enumerate() {
                         if i > 0 {
                             write_round(f, &format!("check {}", i + 1), &checked.rounds[i])?;
                         }
                         write_round(f, &format!("{deletion} {}", i + 1), round)?;
+                        if i > 0 {
+                            let restamp = &restamped.rounds[i];
+                            write_round(f, &format!("restamp {}", i + 1), restamp)?;
+                        }
                     }
                 }
-                None => write_phase(f, deletion, &self.overdelete)?,
+                _ => write_phase(f, deletion, &self.overdelete)?,
             }
             match &self.overdeleted_derived.facts {
                 Some(facts) => write_line(f, deleted_derived, facts)?,
