@@ -449,6 +449,9 @@ impl<'a> Context<'a> {
                 fn settle(&mut self) {
                     #(self.#names.settle();)*
                 }
+                fn forget_risen(&mut self) {
+                    #(self.#names.forget_risen();)*
+                }
                 fn retain_held(&self, facts: &mut #facts, held: bool) {
                     #(facts.#names.retain(|fact| self.#names.contains(fact) == held);)*
                 }

@@ -470,16 +470,19 @@ fn unsupport_phase<P: Program>(
     checked.record(P::Facts::default(), trace, None);
     restamped.record(P::Facts::default(), trace, None);
     loop {
-        // A fact that lost support or rose reaches the heads younger than its old stamp:
-        // those that may have counted on it. The risen facts themselves are checked again
-        // at their new stamps, as their new support may have counted on another's old one.
+        // Raise first, so that heads are compared at their new stamps: a fact that lost
+        // support reaches the heads younger than it, and a risen fact those between its old
+        // and new stamps (itself included): they may have counted on it, and can no more.
         let mut rose_now = P::Facts::default();
-        for (fact, _) in &rising {
-            rose_now.insert_fact(fact.clone());
+        for (fact, stamp) in rising.drain(..) {
+            highest = highest.max(stamp);
+            program.restamp(&fact, stamp);
+            rose_now.insert_fact(fact);
         }
-        let mut candidates = rose_now.clone();
+        let mut candidates = P::Facts::default();
         program.fire(&losing, Admit::Held, &mut candidates, work);
         program.fire(&rose_now, Admit::Held, &mut candidates, work);
+        program.forget_risen();
         candidates.subtract(&losing);
         // Witnesses need the frontier's instances: find them for every candidate now.
         let candidate_witnesses = match trace {
@@ -492,10 +495,6 @@ fn unsupport_phase<P: Program>(
         };
         program.retire_facts(&losing);
         gone.union_with(&losing);
-        for (fact, stamp) in rising.drain(..) {
-            highest = highest.max(stamp);
-            program.restamp(&fact, stamp);
-        }
         let (mut next, levels) = program.check_support(&candidates, work);
         let mut rose = P::Facts::default();
         for (fact, level) in levels {
@@ -659,9 +658,8 @@ fn insert_phase<P: Program>(
 }
 
 /// With [`Trace::Explained`], for each fact of a round just decided, an instance over the
-/// current relations that derives it (using a fact of `trigger`, when given and when one
-/// does: a risen fact checked again may have none). Called before the round's facts join
-/// the relations, so the instance is one the round could use.
+/// current relations that derives it (using a fact of `trigger`, when given). Called before
+/// the round's facts join the relations, so the instance is one the round could use.
 fn witnesses<P: Program>(
     program: &P,
     round: &P::Facts,
@@ -688,9 +686,8 @@ fn witnesses<P: Program>(
         found
     };
     let explain = |fact: Fact<P>| {
-        let (rule, body, cause) = find(&fact, trigger)
-            .or_else(|| trigger.and_then(|_| find(&fact, None)))
-            .expect("a round's fact has an instance that put it there");
+        let (rule, body, cause) =
+            find(&fact, trigger).expect("a round's fact has an instance that put it there");
         Witness {
             fact,
             rule,

@@ -17,9 +17,6 @@ pub enum Admit<S> {
     /// fact's never counted on it (a support's derived facts are older than its head, see
     /// [`crate::Stamp`]), so it need not be checked again.
     Held,
-    /// Heads that hold, whatever their stamps (the candidates to check after a fact's
-    /// stamp rose: a head may have counted on it, the fact itself included).
-    AnyHeld,
     /// Heads not in this set (over-deletion: not already over-deleted).
     NotIn(S),
     /// Heads in this set (rederivation: over-deleted and not yet restored).
@@ -33,7 +30,6 @@ impl<'a, S> Admit<&'a S> {
         match self {
             Admit::Absent => Admit::Absent,
             Admit::Held => Admit::Held,
-            Admit::AnyHeld => Admit::AnyHeld,
             Admit::NotIn(set) => Admit::NotIn(part(set)),
             Admit::In(set) => Admit::In(part(set)),
         }
@@ -41,12 +37,13 @@ impl<'a, S> Admit<&'a S> {
 }
 
 impl<T: Tuple> Admit<&FactSet<T>> {
-    /// The stamp of a derived delta fact `row` of `relation`, when this join needs it
-    /// (for [`Admit::Held`]); a join passes it to [`Admit::admits`] as the `cause`.
+    /// For [`Admit::Held`], the stamps between which a head must lie to have lost a
+    /// support with the derived delta fact `row` of `relation` ([`Relation::counted_on`]);
+    /// a join passes them to [`Admit::admits`] as the `cause`.
     #[inline]
-    pub fn cause<U: Tuple>(&self, relation: &Relation<U>, row: &U) -> Option<Stamp> {
+    pub fn cause<U: Tuple>(&self, relation: &Relation<U>, row: &U) -> Option<(Stamp, Stamp)> {
         match self {
-            Admit::Held => relation.stamp(row),
+            Admit::Held => relation.counted_on(row),
             _ => None,
         }
     }
@@ -55,15 +52,16 @@ impl<T: Tuple> Admit<&FactSet<T>> {
     /// and the `cause` of [`Admit::cause`] (`None` for an input delta fact: input facts
     /// support heads of any age).
     #[inline]
-    pub fn admits(&self, held: &Relation<T>, head: &T, cause: Option<Stamp>) -> bool {
+    pub fn admits(&self, held: &Relation<T>, head: &T, cause: Option<(Stamp, Stamp)>) -> bool {
         match self {
             Admit::Absent => !held.contains(head),
             Admit::Held => match (held.stamp(head), cause) {
                 (None, _) => false,
                 (Some(_), None) => true,
-                (Some(stamp), Some(cause)) => stamp > cause || !claims_support(stamp),
+                (Some(stamp), Some((above, upto))) => {
+                    (above < stamp && stamp <= upto) || !claims_support(stamp)
+                }
             },
-            Admit::AnyHeld => held.contains(head),
             Admit::NotIn(set) => !set.contains(head),
             Admit::In(set) => set.contains(head),
         }
@@ -236,6 +234,8 @@ pub trait Program: Sized {
     ) -> (Self::Facts, Vec<(Fact<Self>, Stamp)>);
     /// Raises the stamp of a held fact ([`Relation::restamp`]).
     fn restamp(&mut self, fact: &Fact<Self>, stamp: Stamp);
+    /// [`Relation::forget_risen`] on every relation.
+    fn forget_risen(&mut self);
 
     /// Whether `fact` belongs to an input relation.
     fn is_input(fact: &Fact<Self>) -> bool;

@@ -203,6 +203,10 @@ pub struct Relation<T> {
     indexes: Vec<Index<T>>,
     /// Retired facts: in the indexes but not in `facts`.
     dead: FactSet<T>,
+    /// The stamps that facts had before [`Relation::restamp`] raised them, until
+    /// [`Relation::forget_risen`]: the heads that counted on a risen fact are those younger
+    /// than its old stamp.
+    risen: HashMap<T, Stamp, BuildHasherDefault<FactHasher>>,
 }
 
 impl<T: Tuple> Relation<T> {
@@ -218,6 +222,7 @@ impl<T: Tuple> Relation<T> {
                 })
                 .collect(),
             dead: FactSet::default(),
+            risen: HashMap::default(),
         }
     }
 
@@ -245,6 +250,27 @@ impl<T: Tuple> Relation<T> {
     #[inline]
     pub fn holds_before(&self, fact: &T, bound: Stamp) -> bool {
         matches!(self.facts.get(fact), Some(&stamp) if stamp < bound)
+    }
+
+    /// The stamps between which a head's stamp must lie for the head to have counted on
+    /// `fact` and to count on it no longer: above its stamp (or the stamp it had before it
+    /// last rose), and up to the stamp it rose to (unbounded for a fact about to go).
+    /// `None` if `fact` does not hold.
+    #[inline]
+    pub fn counted_on(&self, fact: &T) -> Option<(Stamp, Stamp)> {
+        let stamp = self.stamp(fact)?;
+        let old = (!self.risen.is_empty())
+            .then(|| self.risen.get(fact).copied())
+            .flatten();
+        Some(match old {
+            Some(old) => (old, stamp),
+            None => (stamp, Stamp::MAX),
+        })
+    }
+
+    /// Forgets the old stamps of risen facts (see [`Relation::restamp`]).
+    pub fn forget_risen(&mut self) {
+        self.risen.clear();
     }
 
     /// How many facts hold.
@@ -311,9 +337,11 @@ impl<T: Tuple> Relation<T> {
     }
 
     /// Raises the stamp of `fact`, if it holds, to `stamp` (see [`Stamp`]'s invariant).
+    /// Its old stamp is remembered until [`Relation::forget_risen`].
     pub fn restamp(&mut self, fact: &T, stamp: Stamp) {
         if let Some(held) = self.facts.get_mut(fact) {
             debug_assert!(*held <= stamp, "stamps only rise");
+            self.risen.entry(fact.clone()).or_insert(*held);
             *held = stamp;
         }
     }
