@@ -190,14 +190,14 @@ fn main() {
          workload. A peer's recompute after a change is its from-scratch time on the workload \
          (the change is at most 1000 input facts); the recompute guard's bound is 1.2× the \
          fastest. Counts: D⁻ (the net deletion), the true derived change, what DRed \
-         over-deleted and rederived, and what the alternative-proof strategy checked, found \
-         unsupported and rederived. `auto` names the strategy it chose (`alt` or \
+         over-deleted and rederived, and what the alternative-proof strategy checked, kept by \
+         raising its stamp, found unsupported and rederived. `auto` names the strategy it chose (`alt` or \
          `recompute`). DRed runs only where it is not hopeless (see `update_sizes`), and \
          alternative proofs alone only on batches of at most {ALT_PROOF_MAX_BATCH} facts.\n"
     );
     let _ = writeln!(
         out,
-        "| workload | k | D⁻ | derived change | DRed | over-deleted / rederived | alt-proof | checked / unsupported / rederived | auto | differential | fastest recompute | auto ÷ recompute | recompute ÷ auto | differential ÷ auto |"
+        "| workload | k | D⁻ | derived change | DRed | over-deleted / rederived | alt-proof | checked / restamped / unsupported / rederived | auto | differential | fastest recompute | auto ÷ recompute | recompute ÷ auto | differential ÷ auto |"
     );
     let _ = writeln!(
         out,
@@ -231,7 +231,12 @@ fn main() {
             };
             let alt_counts = alt.map_or_else(
                 || "–".into(),
-                |c| format!("{} / {} / {}", c.checked, c.overdeleted, c.rederived),
+                |c| {
+                    format!(
+                        "{} / {} / {} / {}",
+                        c.checked, c.restamped, c.overdeleted, c.rederived
+                    )
+                },
             );
             let dred_counts = dred_sizes
                 .contains(&k)
