@@ -430,26 +430,24 @@ fn alt_proof<P: Program>(
     Ok(finish_with_insertion(program, insertions, report))
 }
 
-/// Loss of support: round 1 is D⁻; in round r+1 the heads (held, and not older than the
-/// fact that reached them, see [`Admit::Held`]) of rule instances that use a fact of round
-/// r are *checked*. A fact with a supporting instance (body facts held and older than the
-/// fact: see [`Program::check_support`]) is kept. One without, but with an instance at a
-/// higher level, is kept by raising its stamp to that level, once per update (as a
-/// shortest-path tree re-attaches a node one level down); it then reaches all its heads,
-/// itself included (any of them may have counted on its old stamp, or been checked against
-/// it in the same round). Any other fact loses support, makes up round r+1 and is retired once its instances
-/// have been found, so later checks never count on it; the indexes keep it, and
-/// rederivation revives it if it still has a proof (see [`crate::Relation`]'s invariant).
-/// A kept fact is checked again whenever a fact older than it loses support or any of its
-/// body facts rises. Returns the derived
-/// facts that lost support, or `None` once the `guard` says stop.
+/// Loss of support: round 1 is D⁻; in round r+1 the heads of rule instances that use a
+/// fact of round r, and that may have counted on it (see [`Admit::Held`]), are *checked*.
+/// A fact with a supporting instance (body facts held and older than the fact: see
+/// [`Program::check_support`]) is kept. One without, but with an instance at a higher
+/// level, is kept by raising its stamp to that level, once per update (as a shortest-path
+/// tree re-attaches a node one level down); the heads between its old and new stamps,
+/// itself included, are checked in the next round. Any other fact loses support, makes up
+/// round r+1, and is retired once its instances have been found, so later checks never
+/// count on it; the indexes keep it, and rederivation revives it if it still has a proof
+/// (see [`crate::Relation`]'s invariant). Returns the derived facts that lost support, or
+/// `None` once the `guard` says stop.
 ///
 /// Why this is exact: every fact that loses its last proof is reached (as in DRed's
 /// over-deletion), and every fact kept has a supporting instance of kept facts with
-/// smaller stamps, so by induction on stamps it still has a proof. The unsupported facts
-/// that still have one are restored by rederivation. A raise can recur at most once per
-/// fact, so facts that only support each other stop climbing after one raise each and
-/// lose support.
+/// smaller stamps — whenever a body fact of that instance goes or rises past it, the fact
+/// is checked again — so by induction on stamps it still has a proof. The unsupported
+/// facts that still have one are restored by rederivation. Facts that only support each
+/// other rise once each, then lose support.
 #[allow(clippy::too_many_arguments)]
 fn unsupport_phase<P: Program>(
     program: &mut P,

@@ -12,10 +12,11 @@ use crate::text::{FieldError, GroundFact, TextError};
 pub enum Admit<S> {
     /// Heads that do not hold yet (semi-naive insertion).
     Absent,
-    /// Heads that hold and that the delta fact may have supported (loss of support: the
-    /// candidates to check). A head whose stamp is not younger than a derived delta
-    /// fact's never counted on it (a support's derived facts are older than its head, see
-    /// [`crate::Stamp`]), so it need not be checked again.
+    /// Heads that hold and that the delta fact may have supported and may support no more
+    /// (loss of support: the candidates to check). A head whose stamp is not younger than
+    /// a derived delta fact's never counted on it (a support's derived facts are older
+    /// than its head, see [`crate::Stamp`]); nor, once the fact's stamp has risen, has a
+    /// head younger than its new stamp stopped counting on it.
     Held,
     /// Heads not in this set (over-deletion: not already over-deleted).
     NotIn(S),
