@@ -162,14 +162,17 @@
 //! When each wins, on this repository's benchmark suite (`BENCHMARKS.md`, one run):
 //! alternative proofs win wherever facts have several derivations. Deleting one edge of a
 //! linear closure over a 3,000-node random graph with a giant component, DRed over-deletes
-//! 5.77 million facts to withdraw 4,845 (6.8 s); alternative proofs find 16,842 facts
-//! unsupported (50 ms). In Andersen's analysis one deletion costs DRed 322,586
-//! over-deleted facts (5.2 s) and alternative proofs 15 (0.16 ms). Where nearly everything
-//! over-deleted is really gone (same-generation on a tree) they check about as many facts
-//! as DRed over-deletes and are still 2–4× faster. Neither incremental strategy suits
-//! batches that delete a large share of the input or reach most of the closure: there a
-//! recompute wins (100 deletions in a non-linear random closure: 6.2 s checking against a
-//! 2.5 s rematerialization), which is what [`Strategy::Auto`] and its guard are for.
+//! 5.77 million facts to withdraw 4,845 (6.1 s); alternative proofs check 27,054 facts,
+//! raise 16,842 and withdraw 5,800 (17 ms: 62× faster than the fastest peer's
+//! recompute, 17× faster than differential-dataflow's update). In Andersen's analysis one
+//! deletion costs DRed 322,586 over-deleted facts (5.7 s) and alternative proofs 343
+//! checks (0.12 ms). Where nearly everything over-deleted is really gone (same-generation
+//! on a tree) they check about as many facts as DRed over-deletes and are still 2–4×
+//! faster. On a cycle with chords, where one edge takes 22,747 facts and lengthens the
+//! shortest derivation of many more, they are 10× faster than DRed but slower than a
+//! recompute by the fastest peer. Neither incremental strategy suits batches that delete a
+//! large share of the input or reach most of the closure: there a recompute wins, which is
+//! what [`Strategy::Auto`] and its guard are for.
 //!
 //! ```
 //! use dred::{Batch, Strategy, Trace};
