@@ -458,6 +458,22 @@ mod tests {
     }
 
     #[test]
+    fn a_risen_fact_names_the_heads_that_counted_on_it_until_forgotten() {
+        let mut rel: Relation<(u32, u32)> = Relation::with_indexes(&[by_first]);
+        rel.insert((1, 2), 3);
+        // About to go: every head younger than it may have counted on it.
+        assert_eq!(rel.counted_on(&(1, 2)), Some((3, Stamp::MAX)));
+        rel.restamp(&(1, 2), 7);
+        assert_eq!(rel.stamp(&(1, 2)), Some(7));
+        // Risen: heads stamped 4..=7 counted on it and can no more.
+        assert_eq!(rel.counted_on(&(1, 2)), Some((3, 7)));
+        rel.forget_risen();
+        assert_eq!(rel.counted_on(&(1, 2)), Some((7, Stamp::MAX)));
+        assert_eq!(rel.counted_on(&(9, 9)), None);
+        assert!(claims_support(7) && !claims_support(UNSTAMPED) && !claims_support(Stamp::MAX));
+    }
+
+    #[test]
     fn borrowed_and_owned_keys_hash_alike() {
         let owned = String::from("a");
         assert_eq!(key_hash(&(&owned,)), key_hash(&(&"a",)));
