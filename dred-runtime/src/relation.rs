@@ -245,13 +245,6 @@ impl<T: Tuple> Relation<T> {
         self.dead.is_empty() || !self.dead.contains(fact)
     }
 
-    /// Whether `fact` holds with a stamp smaller than `bound`: it can vouch for a fact
-    /// stamped `bound`.
-    #[inline]
-    pub fn holds_before(&self, fact: &T, bound: Stamp) -> bool {
-        matches!(self.facts.get(fact), Some(&stamp) if stamp < bound)
-    }
-
     /// The stamps between which a head's stamp must lie for the head to have counted on
     /// `fact` and to count on it no longer: above its stamp (or the stamp it had before it
     /// last rose), and up to the stamp it rose to (unbounded for a fact about to go).
@@ -421,7 +414,6 @@ mod tests {
         }
         assert!(!rel.insert((1, 2), 2));
         assert_eq!(rel.stamp(&(1, 2)), Some(1));
-        assert!(rel.holds_before(&(1, 2), 2) && !rel.holds_before(&(1, 2), 1));
         let gone: FactSet<(u32, u32)> = [(1, 2), (9, 9)].into_iter().collect();
         rel.remove_all(&gone);
         assert_eq!(rel.len(), 2);
