@@ -709,6 +709,9 @@ impl<'a> Context<'a> {
         let Some(current) = join.steps.get(step) else {
             return innermost.clone();
         };
+        if let Some(grouped) = self.grouped_delta(rule, join, step, innermost) {
+            return grouped;
+        }
         let inner = self.join_code(rule, join, step + 1, innermost, mode);
         let atom = &rule.body[current.atom];
         let body_relation = self.relation(atom.relation);
@@ -808,6 +811,94 @@ impl<'a> Context<'a> {
                 }
             }
         }
+    }
+
+    /// The delta step of a fire join, grouped by the values the later steps read: those
+    /// steps then run once per group rather than once per delta fact, and the group's facts
+    /// meet only the head. A delta of `Pt(q, o)` in `Pt(v, o) <- Load(v, p), Pt(p, q),
+    /// Pt(q, o)` visits `Pt(_, q)` once per `q`, not once per `(q, o)`. `None` when the
+    /// delta atom has nothing but keys (every fact its own group), or when no later step
+    /// walks a derived relation: grouping sorts the delta, which costs more than probing an
+    /// input relation's short buckets once per fact (linear TC 1.4 s → 1.7 s if grouped).
+    fn grouped_delta(
+        &self,
+        rule: &ir::Rule,
+        join: &Join,
+        step: usize,
+        innermost: &TokenStream,
+    ) -> Option<TokenStream> {
+        let current = &join.steps[step];
+        let walks_derived = join.steps[step + 1..].iter().any(|later| {
+            let derived = !self.relation(rule.body[later.atom].relation).input;
+            derived && matches!(later.access, Access::Probe { .. } | Access::Scan)
+        });
+        if !matches!(current.access, Access::Delta) || !walks_derived {
+            return None;
+        }
+        let read_later = |v: usize| {
+            join.steps[step + 1..]
+                .iter()
+                .any(|later| later.columns.contains(&ColumnUse::Check(v)))
+        };
+        let mut keys = Vec::new();
+        let mut payload = Vec::new();
+        for (k, use_) in current.columns.iter().enumerate() {
+            match *use_ {
+                ColumnUse::Bind(v) if read_later(v) => keys.push((k, v)),
+                ColumnUse::Bind(v) => payload.push((k, v)),
+                ColumnUse::Ignore => payload.push((k, usize::MAX)),
+                ColumnUse::Check(_) | ColumnUse::Const => {}
+            }
+        }
+        if payload.is_empty() {
+            return None;
+        }
+        let atom = &rule.body[current.atom];
+        let body_relation = self.relation(atom.relation);
+        let relation = &body_relation.name;
+        let row = format_ident!("row{}", step);
+        let filters = self.filters(rule, atom, current, &row);
+        let key_columns = keys.iter().map(|&(k, _)| Index::from(k));
+        let key_binds = keys.iter().enumerate().map(|(i, &(_, v))| {
+            let var = var_ident(&rule.vars[v]);
+            let i = Index::from(i);
+            quote!(let #var = key.#i;)
+        });
+        let payload_binds = payload
+            .iter()
+            .filter(|&&(_, v)| v != usize::MAX)
+            .map(|&(k, v)| {
+                let var = var_ident(&rule.vars[v]);
+                let id = Index::from(k);
+                quote!(let #var = &#row.#id;)
+            });
+        let cause = if body_relation.input {
+            quote!(let cause = ::core::option::Option::None;)
+        } else {
+            quote!(let cause = admit.cause(&self.#relation, #row);)
+        };
+        let per_fact = quote! {
+            for &(_, #row) in group {
+                #cause
+                #(#payload_binds)*
+                #innermost
+            }
+        };
+        let inner = self.join_code(rule, join, step + 1, &per_fact, Mode::Live);
+        Some(quote! {
+            let rows = delta.#relation.iter();
+            *work += rows.len() as u64;
+            let mut keyed: ::std::vec::Vec<_> = rows
+                .filter(|#row| true #(&& #filters)*)
+                .map(|#row| ((#(&#row.#key_columns,)*), #row))
+                .collect();
+            keyed.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+            for group in keyed.chunk_by(|a, b| a.0 == b.0) {
+                let key = group[0].0;
+                #(#key_binds)*
+                #inner
+            }
+        })
     }
 
     /// Comparisons for constants and already-bound variables (including key columns: an
