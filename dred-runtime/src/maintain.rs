@@ -322,6 +322,7 @@ fn dred<P: Program>(
             rederive_phase(
                 program,
                 overdeleted,
+                None,
                 &mut rederive,
                 trace,
                 &mut report.work,
@@ -393,7 +394,7 @@ fn alt_proof<P: Program>(
             &mut report.work,
             guard,
         );
-        let Some(unsupported) = unsupported else {
+        let Some((unsupported, still_instanced)) = unsupported else {
             return Err((deletions, insertions, report.work));
         };
         checked.elapsed = started.elapsed();
@@ -414,6 +415,7 @@ fn alt_proof<P: Program>(
             let withdrawn = rederive_phase(
                 program,
                 unsupported,
+                Some(still_instanced),
                 &mut rederive,
                 trace,
                 &mut report.work,
@@ -439,8 +441,10 @@ fn alt_proof<P: Program>(
 /// itself included, are checked in the next round. Any other fact loses support, makes up
 /// round r+1, and is retired once its instances have been found, so later checks never
 /// count on it; the indexes keep it, and rederivation revives it if it still has a proof
-/// (see [`crate::Relation`]'s invariant). Returns the derived facts that lost support, or
-/// `None` once the `guard` says stop.
+/// (see [`crate::Relation`]'s invariant). Returns the derived facts that lost support, and
+/// those of them that had an instance when they lost it (the facts that rose twice: no
+/// other can be derived from the facts that survive, as those were all held when it was
+/// checked), or `None` once the `guard` says stop.
 ///
 /// Why this is exact: every fact that loses its last proof is reached (as in DRed's
 /// over-deletion), and every fact kept has a supporting instance of kept facts with
@@ -458,9 +462,10 @@ fn unsupport_phase<P: Program>(
     trace: Trace,
     work: &mut u64,
     guard: Option<&Guard>,
-) -> Option<P::Facts> {
+) -> Option<(P::Facts, P::Facts)> {
     let mut gone = P::Facts::default();
     let mut raised = P::Facts::default();
+    let mut rose_twice = P::Facts::default();
     let mut losing = net_delete.clone();
     let mut losing_witnesses = None;
     let mut rising: Vec<(Fact<P>, Stamp)> = Vec::new();
@@ -497,6 +502,7 @@ fn unsupport_phase<P: Program>(
         let mut rose = P::Facts::default();
         for (fact, level) in levels {
             if raised.contains_fact(&fact) {
+                rose_twice.insert_fact(fact.clone());
                 next.insert_fact(fact);
             } else {
                 raised.insert_fact(fact.clone());
@@ -528,7 +534,7 @@ fn unsupport_phase<P: Program>(
     // Later rounds must be younger than every raised fact.
     let clock = &mut program.bookkeeping_mut().clock;
     *clock = (*clock).max(highest);
-    Some(gone.derived_part())
+    Some((gone.derived_part(), rose_twice))
 }
 
 /// Rematerializes from the input facts after the batch; `why` says why [`Strategy::Auto`]
@@ -592,20 +598,21 @@ fn overdelete_phase<P: Program>(
 }
 
 /// Rederivation: round 1 restores the over-deleted facts derivable from the survivors
-/// (head-bound lookups); round k+1 those derivable with a fact restored in round k (a delta
-/// join admitting only still-missing over-deleted heads). A round's facts become evidence
-/// only after the round. The last, empty round is recorded too. Returns the facts left
-/// pending (withdrawn), or `None`, leaving the work unfinished, once the `guard` says
-/// stop.
+/// (head-bound lookups, of the `derivable_first` facts only when given: the caller knows
+/// no other is); round k+1 those derivable with a fact restored in round k (a delta join
+/// admitting only still-missing over-deleted heads). A round's facts become evidence only
+/// after the round. The last, empty round is recorded too. Returns the facts left pending
+/// (withdrawn), or `None`, leaving the work unfinished, once the `guard` says stop.
 fn rederive_phase<P: Program>(
     program: &mut P,
     mut pending: P::Facts,
+    derivable_first: Option<P::Facts>,
     phase: &mut Phase<P::Facts>,
     trace: Trace,
     work: &mut u64,
     guard: Option<&Guard>,
 ) -> Option<P::Facts> {
-    let mut restored = program.derivable(&pending, work);
+    let mut restored = program.derivable(derivable_first.as_ref().unwrap_or(&pending), work);
     let mut restored_witnesses = witnesses(program, &restored, None, false, trace);
     while !restored.is_empty() {
         if guard.is_some_and(|guard| guard.passed(*work)) {
