@@ -885,6 +885,7 @@ impl<'a> Context<'a> {
             }
         };
         let inner = self.join_code(rule, join, step + 1, &per_fact, Mode::Live);
+        let rt = &self.rt;
         Some(quote! {
             let rows = delta.#relation.iter();
             *work += rows.len() as u64;
@@ -893,7 +894,7 @@ impl<'a> Context<'a> {
                 .map(|#row| ((#(&#row.#key_columns,)*), #row))
                 .collect();
             keyed.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-            for group in keyed.chunk_by(|a, b| a.0 == b.0) {
+            for group in #rt::key_runs(&keyed) {
                 let key = group[0].0;
                 #(#key_binds)*
                 #inner

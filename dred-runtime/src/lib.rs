@@ -26,6 +26,6 @@ pub use program::{
     Admit, AtomInfo, Bookkeeping, Fact, FactSets, HasRelation, InputFact, Program, Record,
     RelationInfo, RuleInfo, TermInfo,
 };
-pub use relation::{key_hash, FactSet, Relation, Stamp, Tuple, UNSTAMPED};
+pub use relation::{key_hash, key_runs, FactSet, KeyRuns, Relation, Stamp, Tuple, UNSTAMPED};
 pub use report::{Phase, Round, Trace, UpdateReport, Witness};
 pub use text::{GroundFact, TextError};

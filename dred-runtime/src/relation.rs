@@ -108,6 +108,39 @@ const KEY_HASHER: ahash::RandomState = ahash::RandomState::with_seeds(
     0x082e_fa98_ec4e_6c89,
 );
 
+/// The runs of equal keys of a slice sorted by key, in order: how a delta join walks its
+/// delta grouped by the values the later steps read (each run is one group).
+///
+/// ```
+/// let sorted = [(1, 'a'), (1, 'b'), (2, 'c')];
+/// let runs: Vec<_> = dred_runtime::key_runs(&sorted).collect();
+/// assert_eq!(runs, [&sorted[..2], &sorted[2..]]);
+/// ```
+pub fn key_runs<K: PartialEq, V>(sorted: &[(K, V)]) -> KeyRuns<'_, K, V> {
+    KeyRuns { rest: sorted }
+}
+
+/// The iterator of [`key_runs`].
+pub struct KeyRuns<'s, K, V> {
+    rest: &'s [(K, V)],
+}
+
+impl<'s, K: PartialEq, V> Iterator for KeyRuns<'s, K, V> {
+    type Item = &'s [(K, V)];
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let (key, _) = self.rest.first()?;
+        let end = self
+            .rest
+            .iter()
+            .position(|(other, _)| other != key)
+            .unwrap_or(self.rest.len());
+        let (run, rest) = self.rest.split_at(end);
+        self.rest = rest;
+        Some(run)
+    }
+}
+
 /// Passes an already computed `u64` key hash through unchanged.
 #[derive(Default, Clone, Copy)]
 struct PrehashedKey(u64);
