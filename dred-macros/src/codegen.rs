@@ -576,15 +576,25 @@ impl<'a> Context<'a> {
         let fire = (!rule.body.is_empty()).then(|| {
             let fire = format_ident!("fire_rule_{}", index);
             let head = self.construct(&rule.head, &rule.vars);
-            let emit = quote! {
-                let head = #head;
-                if admit.admits(&self.#head_relation, &head, cause) {
-                    out.#head_relation.insert(head);
-                }
-            };
             let variants = plan.deltas.iter().map(|join| {
                 let position = join.delta.expect("a delta join has a delta atom");
                 let delta_relation = &self.relation(rule.body[position].relation).name;
+                // The stamps the instance's other derived facts had before this round's
+                // raises: a head no older than one of them never counted on the instance.
+                let before = join.steps.iter().enumerate().filter_map(|(step, s)| {
+                    let relation = self.relation(rule.body[s.atom].relation);
+                    let row = format_ident!("row{}", step);
+                    let name = &relation.name;
+                    (!relation.input && !matches!(s.access, Access::Delta)).then(|| {
+                        quote!(.max(self.#name.counted_on(#row).map_or(0, |(before, _)| before)))
+                    })
+                });
+                let emit = quote! {
+                    let head = #head;
+                    if admit.admits(&self.#head_relation, &head, cause, || 0 #(#before)*) {
+                        out.#head_relation.insert(head);
+                    }
+                };
                 let body = self.join_code(rule, join, 0, &emit, Mode::Live);
                 quote! {
                     if !delta.#delta_relation.is_empty() { #body }

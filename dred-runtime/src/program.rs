@@ -16,7 +16,9 @@ pub enum Admit<S> {
     /// (loss of support: the candidates to check). A head whose stamp is not younger than
     /// a derived delta fact's never counted on it (a support's derived facts are older
     /// than its head, see [`crate::Stamp`]); nor, once the fact's stamp has risen, has a
-    /// head younger than its new stamp stopped counting on it.
+    /// head younger than its new stamp stopped counting on it; nor did a head count on an
+    /// instance with another derived fact no older than itself (before this round's raises:
+    /// two facts that rise together may both have supported it).
     Held,
     /// Heads not in this set (over-deletion: not already over-deleted).
     NotIn(S),
@@ -49,19 +51,32 @@ impl<T: Tuple> Admit<&FactSet<T>> {
         }
     }
 
-    /// Whether a join may emit `head` into its output, given the head relation's facts
-    /// and the `cause` of [`Admit::cause`] (`None` for an input delta fact: input facts
-    /// support heads of any age).
+    /// Whether a join may emit `head` into its output, given the head relation's facts,
+    /// the `cause` of [`Admit::cause`] (`None` for an input delta fact: input facts
+    /// support heads of any age), and, for [`Admit::Held`] only, the largest stamp the
+    /// instance's other derived facts had before this round's raises (`floor`, asked
+    /// last: it costs a lookup per fact): a head no younger than that never had the
+    /// instance as its support.
     #[inline]
-    pub fn admits(&self, held: &Relation<T>, head: &T, cause: Option<(Stamp, Stamp)>) -> bool {
+    pub fn admits(
+        &self,
+        held: &Relation<T>,
+        head: &T,
+        cause: Option<(Stamp, Stamp)>,
+        floor: impl FnOnce() -> Stamp,
+    ) -> bool {
         match self {
             Admit::Absent => !held.contains(head),
             Admit::Held => match (held.stamp(head), cause) {
                 (None, _) => false,
-                (Some(_), None) => true,
-                (Some(stamp), Some((above, upto))) => {
-                    (above < stamp && stamp <= upto) || !claims_support(stamp)
+                (Some(stamp), cause) if claims_support(stamp) => {
+                    let in_range = match cause {
+                        Some((above, upto)) => above < stamp && stamp <= upto,
+                        None => true,
+                    };
+                    in_range && floor() < stamp
                 }
+                (Some(_), _) => true,
             },
             Admit::NotIn(set) => !set.contains(head),
             Admit::In(set) => set.contains(head),
