@@ -467,6 +467,8 @@ mod repeated_variables {
         pub struct R(pub u32, pub u32);
         pub struct OnCycle(pub u32);
         pub struct Diag(pub u32, pub u32);
+        pub struct Via(pub u32, pub u32);
+        pub struct Lit(pub u32, pub u32);
         SelfLoop(x) <- E(x, x);
         Sym(x, y) <- E(x, y), E(y, x);
         R(x, y) <- E(x, y);
@@ -474,6 +476,10 @@ mod repeated_variables {
         OnCycle(x) <- R(x, x);
         Diag(x, z) <- T(x, x, z), R(z, z);
         Diag(x, x) <- T(x, _, x);
+        // A delta of T is grouped by the column R is probed with: the group's facts keep a
+        // repeated variable, a `_` and a constant, and only the head reads the rest.
+        Via(x, w) <- T(x, x, y), R(y, w);
+        Lit(x, z) <- T(x, _, 1), R(x, z);
     }
 }
 
