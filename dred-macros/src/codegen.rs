@@ -887,7 +887,11 @@ impl<'a> Context<'a> {
         } else {
             quote!(let cause = admit.cause(&self.#relation, #row);)
         };
+        // Work stays rows visited: a match of the later steps meets every fact of the group,
+        // as the ungrouped join would have (the guard compares an update's rows with a
+        // materialization's).
         let per_fact = quote! {
+            *work += group.len() as u64;
             for &(_, #row) in group {
                 #cause
                 #(#payload_binds)*
