@@ -110,8 +110,9 @@
 //!   relations): the shape of batches, rounds and reports;
 //! - `GraphFact`, an enum over all relations' facts;
 //! - one join function per rule for semi-naive firing (a join order per delta position,
-//!   indexes chosen at compile time and shared between rules) and one for head-bound
-//!   rederivation.
+//!   indexes chosen at compile time and shared between rules; where a later step walks a
+//!   derived relation, the delta is grouped by the values the later steps read, so that
+//!   walk runs once per group) and one for head-bound rederivation.
 //!
 //! ## Updates, exactly as the seed defines them
 //!
@@ -143,9 +144,10 @@
 //!   have few derivations (trees, chains without shortcuts), but on a graph with one giant
 //!   strongly connected component one deleted edge over-deletes nearly the whole closure.
 //! - [`Strategy::AltProof`] checks before it propagates, in the backward/forward spirit.
-//!   Every fact carries the stamp of the round that derived it (one `u32`). A fact that
-//!   loses a body fact older than itself keeps its place if some rule instance still
-//!   derives it from facts that hold and are *older* — so facts that only support each
+//!   Every fact carries the stamp of the round that derived it (one `u32`). A fact is
+//!   checked when it loses a body fact of an instance that could have been its support (all
+//!   of whose derived facts were older than it), and keeps its place if some rule instance
+//!   still derives it from facts that hold and are *older* — so facts that only support each
 //!   other, like the seed's `R(a,b)` and `R(a,c)`, can never vouch for one another. A fact
 //!   whose instances are all younger is kept by raising its stamp above them, once per
 //!   update (as a shortest-path tree re-attaches a node one level down), and checked again
@@ -156,8 +158,8 @@
 //! - [`Strategy::Auto`] recomputes when the net deletion is more than a twentieth of the
 //!   input facts; otherwise it runs alternative proofs under a guard: the joins count the
 //!   rows they visit, and once an update has visited a fifth of what the last
-//!   materialization did (scaled to today's size), it stops and recomputes, so no update
-//!   costs much more than 1.2 recomputes. The report's `why` says when and why.
+//!   materialization did (scaled to today's size), or taken an eighth of its time, it stops
+//!   and recomputes, so that no update costs much more than 1.2 recomputes. The report's `why` says when and why.
 //!
 //! When each wins, on this repository's benchmark suite (`BENCHMARKS.md`, one run):
 //! alternative proofs win wherever facts have several derivations. Deleting one edge of a

@@ -21,8 +21,9 @@ pub type FactSet<T> = HashSet<T, BuildHasherDefault<FactHasher>>;
 /// from facts of earlier rounds, and the alternative-proof strategy raises a fact's stamp
 /// only to a level where it has a support. That strategy relies on it twice: a fact with a
 /// support is well founded (induction on stamps), and a fact needs checking only when it
-/// loses, or sees raised, a body fact older than itself. Facts that claim nothing are
-/// checked whenever any of their body facts changes.
+/// loses, or sees raised, a body fact of an instance whose derived facts were all older
+/// than itself. Facts that claim nothing are checked whenever any of their body facts
+/// changes.
 pub type Stamp = u32;
 
 /// Whether a fact stamped `stamp` claims a support: all do but [`UNSTAMPED`] ones and
