@@ -852,15 +852,16 @@ impl<'a> Context<'a> {
         };
         let mut keys = Vec::new();
         let mut payload = Vec::new();
+        let mut ignored = false;
         for (k, use_) in current.columns.iter().enumerate() {
             match *use_ {
                 ColumnUse::Bind(v) if read_later(v) => keys.push((k, v)),
                 ColumnUse::Bind(v) => payload.push((k, v)),
-                ColumnUse::Ignore => payload.push((k, usize::MAX)),
+                ColumnUse::Ignore => ignored = true,
                 ColumnUse::Check(_) | ColumnUse::Const => {}
             }
         }
-        if payload.is_empty() {
+        if payload.is_empty() && !ignored {
             return None;
         }
         let atom = &rule.body[current.atom];
@@ -874,14 +875,11 @@ impl<'a> Context<'a> {
             let i = Index::from(i);
             quote!(let #var = key.#i;)
         });
-        let payload_binds = payload
-            .iter()
-            .filter(|&&(_, v)| v != usize::MAX)
-            .map(|&(k, v)| {
-                let var = var_ident(&rule.vars[v]);
-                let id = Index::from(k);
-                quote!(let #var = &#row.#id;)
-            });
+        let payload_binds = payload.iter().map(|&(k, v)| {
+            let var = var_ident(&rule.vars[v]);
+            let id = Index::from(k);
+            quote!(let #var = &#row.#id;)
+        });
         let cause = if body_relation.input {
             quote!(let cause = ::core::option::Option::None;)
         } else {

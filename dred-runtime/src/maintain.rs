@@ -394,7 +394,7 @@ fn alt_proof<P: Program>(
             &mut report.work,
             guard,
         );
-        let Some((unsupported, still_instanced)) = unsupported else {
+        let Some((unsupported, rose_twice)) = unsupported else {
             return Err((deletions, insertions, report.work));
         };
         checked.elapsed = started.elapsed();
@@ -415,7 +415,7 @@ fn alt_proof<P: Program>(
             let withdrawn = rederive_phase(
                 program,
                 unsupported,
-                Some(still_instanced),
+                Some(rose_twice),
                 &mut rederive,
                 trace,
                 &mut report.work,
