@@ -550,6 +550,9 @@ fn recompute<P: Program>(
     let mut inputs = program.input_facts();
     inputs.subtract(&deletions);
     inputs.union_with(&insertions);
+    // The old relations go before the new ones are built, so that a recompute's peak
+    // memory is one materialization's, not two.
+    *program = P::empty();
     let (fresh, mut rebuilt) = materialize::<P>(Batch::inserting(inputs), trace);
     *program = fresh;
     let mut report = UpdateReport::new(deletions, insertions, trace);
