@@ -158,9 +158,10 @@
 //! - [`Strategy::Auto`] recomputes when the net deletion is more than a twentieth of the
 //!   input facts; otherwise it runs alternative proofs under a guard: the joins count the
 //!   rows they visit, and once an update has visited a fifth of what the last
-//!   materialization did (scaled to today's size), or taken an eighth of its time, it stops
-//!   and recomputes, so that no update costs much more than 1.2 recomputes. The report's
-//!   `why` says when and why.
+//!   materialization did (scaled to today's size), or taken a sixth of its time, the joins
+//!   stop where they are (they consult the budget every few thousand rows, inside a round)
+//!   and it recomputes, so that no update costs much more than 1.2 recomputes. The
+//!   report's `why` says when and why.
 //!
 //! When each wins, on this repository's benchmark suite (`BENCHMARKS.md`, one run):
 //! alternative proofs win wherever facts have several derivations. Deleting one edge of a

@@ -229,3 +229,39 @@ fn auto_stops_past_its_work_budget_and_recomputes() {
     assert!(program.verify().is_ok());
     assert!(!program.contains(&R(0, 99)) && program.contains(&R(0, 49)));
 }
+
+#[test]
+fn a_spent_budget_stops_a_join_between_delta_facts() {
+    use chain::*;
+    use dred::runtime::{Admit, Program, Work};
+    // 2,000 separate two-edge paths; the delta is every first edge, each the support of
+    // two heads (its own path's R facts).
+    let edges = (0..2000).flat_map(|i| [E(3 * i, 3 * i + 1), E(3 * i + 1, 3 * i + 2)]);
+    let (program, _) = Chain::materialize(Batch::new().insert_all(edges));
+    let firsts = ChainFacts {
+        E: program
+            .relation::<E>()
+            .iter()
+            .filter(|e| e.0 % 3 == 0)
+            .cloned()
+            .collect(),
+        ..ChainFacts::default()
+    };
+    let (mut all, mut unlimited) = (ChainFacts::default(), Work::unlimited());
+    program.fire(&firsts, Admit::Held, &mut all, &mut unlimited);
+    assert!(!unlimited.is_exhausted());
+    assert_eq!(all.R.len(), 4000);
+
+    // A join counts its delta's rows as it starts walking it: the first rule's join (2,000
+    // rows, no probe) fits in the budget, the second's passes it at its first delta fact.
+    let (mut some, mut limited) = (ChainFacts::default(), Work::limited(3000, None));
+    program.fire(&firsts, Admit::Held, &mut some, &mut limited);
+    assert!(limited.is_exhausted());
+    assert!(some.R.is_subset(&all.R));
+    assert!(
+        some.R.len() < all.R.len() * 3 / 4,
+        "{} of {}",
+        some.R.len(),
+        all.R.len()
+    );
+}

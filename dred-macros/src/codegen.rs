@@ -367,10 +367,14 @@ impl<'a> Context<'a> {
                         quote!()
                     } else {
                         quote! {
-                            derived.#name = candidates.#name.iter()
-                                .filter(|head| #(self.#checks(head, work))||*)
-                                .cloned()
-                                .collect();
+                            for head in &candidates.#name {
+                                if work.exhausted() {
+                                    return derived;
+                                }
+                                if #(self.#checks(head, work))||* {
+                                    derived.#name.insert(::std::clone::Clone::clone(head));
+                                }
+                            }
                         }
                     }
                 });
@@ -385,6 +389,9 @@ impl<'a> Context<'a> {
                     let fact_enum = &self.fact_enum;
                     quote! {
                         for head in &candidates.#name {
+                            if work.exhausted() {
+                                return (unsupported, levels);
+                            }
                             let bound = self.#name.stamp(head).unwrap_or(0);
                             let mut lowest = u64::MAX;
                             #(
@@ -478,17 +485,17 @@ impl<'a> Context<'a> {
                     }
                 }
                 #[allow(unused_variables)]
-                fn fire(&self, delta: &#facts, admit: #rt::Admit<&#facts>, out: &mut #facts, work: &mut u64) {
+                fn fire(&self, delta: &#facts, admit: #rt::Admit<&#facts>, out: &mut #facts, work: &mut #rt::Work) {
                     #(#fire_calls)*
                 }
                 #[allow(unused_mut)]
-                fn derivable(&self, candidates: &#facts, work: &mut u64) -> #facts {
+                fn derivable(&self, candidates: &#facts, work: &mut #rt::Work) -> #facts {
                     let mut derived = <#facts as ::std::default::Default>::default();
                     #(#derivable)*
                     derived
                 }
                 #[allow(unused_mut, unused_variables)]
-                fn check_support(&self, candidates: &#facts, work: &mut u64) -> (#facts, ::std::vec::Vec<(#fact_enum, #rt::Stamp)>) {
+                fn check_support(&self, candidates: &#facts, work: &mut #rt::Work) -> (#facts, ::std::vec::Vec<(#fact_enum, #rt::Stamp)>) {
                     let mut unsupported = <#facts as ::std::default::Default>::default();
                     let mut levels = ::std::vec::Vec::new();
                     #(#unsupported)*
@@ -603,7 +610,7 @@ impl<'a> Context<'a> {
             quote! {
                 #[doc = #doc]
                 #[inline(never)]
-                fn #fire(&self, delta: &#facts, admit: #rt::Admit<&#facts>, out: &mut #facts, work: &mut u64) {
+                fn #fire(&self, delta: &#facts, admit: #rt::Admit<&#facts>, out: &mut #facts, work: &mut #rt::Work) {
                     let admit = admit.project(|facts| &facts.#head_relation);
                     #(#variants)*
                 }
@@ -648,7 +655,7 @@ impl<'a> Context<'a> {
             #[doc = #doc]
             #[inline(never)]
             fn #instances(&self, head: &#head_ty, visit: &mut dyn FnMut(usize, &[#fact_enum]) -> bool) -> bool {
-                let work = &mut 0u64;
+                let work = &mut #rt::Work::unlimited();
                 #head_match
                 #enumerate
                 false
@@ -657,7 +664,7 @@ impl<'a> Context<'a> {
             #[doc = #doc]
             #[inline(never)]
             #[allow(unreachable_code)]
-            fn #derives(&self, head: &#head_ty, work: &mut u64) -> bool {
+            fn #derives(&self, head: &#head_ty, work: &mut #rt::Work) -> bool {
                 #head_match
                 #body
                 false
@@ -669,7 +676,7 @@ impl<'a> Context<'a> {
             #[doc = #doc]
             #[inline(never)]
             #[allow(unreachable_code, unused_mut, unused_assignments)]
-            fn #supports(&self, head: &#head_ty, bound: #rt::Stamp, work: &mut u64) -> u64 {
+            fn #supports(&self, head: &#head_ty, bound: #rt::Stamp, work: &mut #rt::Work) -> u64 {
                 #head_match_level
                 let mut lowest = u64::MAX;
                 let level = 0u64;
@@ -763,7 +770,7 @@ impl<'a> Context<'a> {
                 quote! {
                     {
                         let #row = &#fact;
-                        *work += 1;
+                        work.visit(1);
                         #test
                     }
                 }
@@ -804,10 +811,16 @@ impl<'a> Context<'a> {
                 // Work is rows visited: counted per probe, but per row where a support
                 // check may stop early.
                 let matched = with_level(quote!(#(#binds)* #inner));
-                let (per_probe, per_row) = match mode {
-                    Mode::Live => (quote!(*work += rows.len() as u64;), quote!()),
-                    Mode::Supports => (quote!(), quote!(*work += 1;)),
+                let (per_probe, mut per_row) = match mode {
+                    Mode::Live => (quote!(work.visit(rows.len() as u64);), quote!()),
+                    Mode::Supports => (quote!(), quote!(work.visit(1);)),
                 };
+                // A fire join stops between delta facts once the budget is spent.
+                if matches!(access, Access::Delta) {
+                    per_row.extend(quote!(if work.exhausted() {
+                        return;
+                    }));
+                }
                 quote! {
                     let rows = #source;
                     #per_probe
@@ -889,7 +902,7 @@ impl<'a> Context<'a> {
         // as the ungrouped join would have (the guard compares an update's rows with a
         // materialization's).
         let per_fact = quote! {
-            *work += group.len() as u64;
+            work.visit(group.len() as u64);
             for &(_, #row) in group {
                 #cause
                 #(#payload_binds)*
@@ -900,13 +913,16 @@ impl<'a> Context<'a> {
         let rt = &self.rt;
         Some(quote! {
             let rows = delta.#relation.iter();
-            *work += rows.len() as u64;
+            work.visit(rows.len() as u64);
             let mut keyed: ::std::vec::Vec<_> = rows
                 .filter(|#row| true #(&& #filters)*)
                 .map(|#row| ((#(&#row.#key_columns,)*), #row))
                 .collect();
             keyed.sort_unstable_by(|a, b| a.0.cmp(&b.0));
             for group in #rt::key_runs(&keyed) {
+                if work.exhausted() {
+                    return;
+                }
                 let key = group[0].0;
                 #(#key_binds)*
                 #inner

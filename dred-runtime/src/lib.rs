@@ -24,7 +24,7 @@ pub use explain::{Explainer, Justification, NotDerived, Proof};
 pub use maintain::{Batch, Mismatch, Strategy};
 pub use program::{
     Admit, AtomInfo, Bookkeeping, Fact, FactSets, HasRelation, InputFact, Program, Record,
-    RelationInfo, RuleInfo, TermInfo,
+    RelationInfo, RuleInfo, TermInfo, Work,
 };
 pub use relation::{key_hash, key_runs, FactSet, KeyRuns, Relation, Stamp, Tuple, UNSTAMPED};
 pub use report::{Phase, Round, Trace, UpdateReport, Witness};

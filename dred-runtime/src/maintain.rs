@@ -7,7 +7,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::program::{Admit, Fact, FactSets, InputFact, Program};
+use crate::program::{Admit, Fact, FactSets, InputFact, Program, Work};
 use crate::relation::Stamp;
 use crate::report::{Phase, Round, Trace, UpdateReport, Witness};
 use crate::text::{FieldError, GroundFact, TextError};
@@ -126,14 +126,10 @@ pub fn materialize<P: Program>(
     seeds.union_with(&inputs.insertions);
     let mut report = UpdateReport::new(P::Facts::default(), inputs.insertions, trace);
     let started = Instant::now();
-    insert_phase(
-        &mut program,
-        seeds,
-        &mut report.insert,
-        trace,
-        &mut report.work,
-    );
+    let mut work = Work::unlimited();
+    insert_phase(&mut program, seeds, &mut report.insert, trace, &mut work);
     report.insert.elapsed = started.elapsed();
+    report.work = work.rows();
     let facts = program.fact_count();
     let bookkeeping = program.bookkeeping_mut();
     bookkeeping.scratch_work = report.work;
@@ -159,8 +155,9 @@ pub enum Strategy {
     Recompute,
     /// Per update: [`Strategy::Recompute`] when the net deletion is a large share of the
     /// input facts, otherwise [`Strategy::AltProof`], guarded: once its checking has
-    /// cost more than a fraction of what rematerializing would, it stops (nothing has
-    /// changed yet) and rematerializes. The report says which ran and why.
+    /// cost more than a fraction of what rematerializing would, its joins stop where they
+    /// are (what it changed is discarded with the derived relations) and it
+    /// rematerializes. The report says which ran and why.
     Auto,
 }
 
@@ -174,9 +171,10 @@ const GUARD_SHARE: u64 = 5;
 
 /// ...or once it has taken more than 1/`GUARD_TIME_SHARE` of the time a rematerialization
 /// is expected to take (a support check's row costs more than a join's, so rows alone would
-/// let some updates run past the bound), so that no update costs much more than 1.2
-/// recomputes.
-const GUARD_TIME_SHARE: u32 = 8;
+/// let some updates run past the bound). The joins stop within [`Work::CONSULT_EVERY`]
+/// rows of either bound, so an update that gives up costs at most about 1/6 more than a
+/// recompute.
+const GUARD_TIME_SHARE: u32 = 6;
 
 /// Under this expected recompute time, the guard counts rows only: timing noise would
 /// decide otherwise, and a recompute that short costs little anyway.
@@ -199,10 +197,10 @@ impl Guard {
         }
     }
 
-    fn passed(&self, work: u64) -> bool {
-        work > self.work
-            || (self.time * GUARD_TIME_SHARE >= GUARD_MIN_TIME
-                && self.started.elapsed() > self.time)
+    /// The budget the guarded joins count against.
+    fn work(&self) -> Work {
+        let timed = self.time * GUARD_TIME_SHARE >= GUARD_MIN_TIME;
+        Work::limited(self.work, timed.then(|| self.started + self.time))
     }
 }
 
@@ -297,15 +295,11 @@ fn dred<P: Program>(
     trace: Trace,
 ) -> UpdateReport<P::Facts> {
     let mut report = UpdateReport::new(deletions.clone(), P::Facts::default(), trace);
+    let mut work = Work::unlimited();
     if !deletions.is_empty() {
         let started = Instant::now();
-        let overdeleted = overdelete_phase(
-            program,
-            deletions,
-            &mut report.overdelete,
-            trace,
-            &mut report.work,
-        );
+        let overdeleted =
+            overdelete_phase(program, deletions, &mut report.overdelete, trace, &mut work);
         report.overdelete.elapsed = started.elapsed();
 
         report.overdeleted_derived = Round {
@@ -319,19 +313,12 @@ fn dred<P: Program>(
             }
             let started = Instant::now();
             let mut rederive = Phase::default();
-            rederive_phase(
-                program,
-                overdeleted,
-                None,
-                &mut rederive,
-                trace,
-                &mut report.work,
-                None,
-            );
+            rederive_phase(program, overdeleted, None, &mut rederive, trace, &mut work);
             rederive.elapsed = started.elapsed();
             report.rederive = Some(rederive);
         }
     }
+    report.work = work.rows();
     finish_with_insertion(program, insertions, report)
 }
 
@@ -343,21 +330,23 @@ fn finish_with_insertion<P: Program>(
     if !insertions.is_empty() {
         report.net_insert = insertions.clone();
         let started = Instant::now();
-        let (facts_before, work_before) = (program.fact_count(), report.work);
+        let facts_before = program.fact_count();
+        let mut work = Work::unlimited();
         insert_phase(
             program,
             insertions,
             &mut report.insert,
             report.trace,
-            &mut report.work,
+            &mut work,
         );
         report.insert.elapsed = started.elapsed();
+        report.work += work.rows();
         // An insertion that built most of the model is as good a measure of a recompute's
         // cost as a materialization.
         let facts = program.fact_count();
         if facts >= 2 * facts_before {
             let bookkeeping = program.bookkeeping_mut();
-            bookkeeping.scratch_work = report.work - work_before;
+            bookkeeping.scratch_work = work.rows();
             bookkeeping.scratch_nanos = report.insert.elapsed.as_nanos() as u64;
             bookkeeping.scratch_facts = facts;
         }
@@ -380,6 +369,7 @@ fn alt_proof<P: Program>(
 ) -> Result<UpdateReport<P::Facts>, OverBudget<P::Facts>> {
     let mut report = UpdateReport::new(deletions.clone(), P::Facts::default(), trace);
     report.strategy = Strategy::AltProof;
+    let mut work = guard.map_or_else(Work::unlimited, Guard::work);
     if !deletions.is_empty() {
         let started = Instant::now();
         let mut checked = Phase::default();
@@ -391,11 +381,10 @@ fn alt_proof<P: Program>(
             &mut checked,
             &mut restamped,
             trace,
-            &mut report.work,
-            guard,
+            &mut work,
         );
         let Some((unsupported, rose_twice)) = unsupported else {
-            return Err((deletions, insertions, report.work));
+            return Err((deletions, insertions, work.rows()));
         };
         checked.elapsed = started.elapsed();
         report.overdelete.elapsed = checked.elapsed;
@@ -418,17 +407,17 @@ fn alt_proof<P: Program>(
                 Some(rose_twice),
                 &mut rederive,
                 trace,
-                &mut report.work,
-                guard,
+                &mut work,
             );
             if withdrawn.is_none() {
-                return Err((deletions, insertions, report.work));
+                return Err((deletions, insertions, work.rows()));
             }
             rederive.elapsed = started.elapsed();
             report.rederive = Some(rederive);
         }
         program.settle();
     }
+    report.work = work.rows();
     Ok(finish_with_insertion(program, insertions, report))
 }
 
@@ -444,7 +433,7 @@ fn alt_proof<P: Program>(
 /// (see [`crate::Relation`]'s invariant). Returns the derived facts that lost support, and
 /// those of them that had an instance when they lost it (the facts that rose twice: no
 /// other can be derived from the facts that survive, as those were all held when it was
-/// checked), or `None` once the `guard` says stop.
+/// checked), or `None` once `work`'s budget is spent.
 ///
 /// Why this is exact: every fact that loses its last proof is reached (as in DRed's
 /// over-deletion), and every fact kept has a supporting instance of kept facts with
@@ -460,8 +449,7 @@ fn unsupport_phase<P: Program>(
     checked: &mut Phase<P::Facts>,
     restamped: &mut Phase<P::Facts>,
     trace: Trace,
-    work: &mut u64,
-    guard: Option<&Guard>,
+    work: &mut Work,
 ) -> Option<(P::Facts, P::Facts)> {
     let mut gone = P::Facts::default();
     let mut raised = P::Facts::default();
@@ -485,6 +473,9 @@ fn unsupport_phase<P: Program>(
         let mut candidates = P::Facts::default();
         program.fire(&losing, Admit::Held, &mut candidates, work);
         program.fire(&rose_now, Admit::Held, &mut candidates, work);
+        if work.is_exhausted() {
+            return None;
+        }
         program.forget_risen();
         candidates.subtract(&losing);
         // Witnesses need the frontier's instances: find them for every candidate now.
@@ -499,6 +490,9 @@ fn unsupport_phase<P: Program>(
         program.retire_facts(&losing);
         gone.union_with(&losing);
         let (mut next, levels) = program.check_support(&candidates, work);
+        if work.is_exhausted() {
+            return None;
+        }
         let mut rose = P::Facts::default();
         for (fact, level) in levels {
             if raised.contains_fact(&fact) {
@@ -521,7 +515,7 @@ fn unsupport_phase<P: Program>(
         }
         checked.record(candidates, trace, None);
         restamped.record(rose, trace, None);
-        if guard.is_some_and(|guard| guard.passed(*work)) {
+        if work.exhausted() {
             return None;
         }
         if next.is_empty() && rising.is_empty() {
@@ -579,7 +573,7 @@ fn overdelete_phase<P: Program>(
     net_delete: P::Facts,
     phase: &mut Phase<P::Facts>,
     trace: Trace,
-    work: &mut u64,
+    work: &mut Work,
 ) -> P::Facts {
     let mut overdeleted = net_delete.clone();
     let mut frontier = net_delete;
@@ -605,20 +599,22 @@ fn overdelete_phase<P: Program>(
 /// no other is); round k+1 those derivable with a fact restored in round k (a delta join
 /// admitting only still-missing over-deleted heads). A round's facts become evidence only
 /// after the round. The last, empty round is recorded too. Returns the facts left pending
-/// (withdrawn), or `None`, leaving the work unfinished, once the `guard` says stop.
+/// (withdrawn), or `None`, leaving the work unfinished, once `work`'s budget is spent.
 fn rederive_phase<P: Program>(
     program: &mut P,
     mut pending: P::Facts,
     derivable_first: Option<P::Facts>,
     phase: &mut Phase<P::Facts>,
     trace: Trace,
-    work: &mut u64,
-    guard: Option<&Guard>,
+    work: &mut Work,
 ) -> Option<P::Facts> {
     let mut restored = program.derivable(derivable_first.as_ref().unwrap_or(&pending), work);
+    if work.is_exhausted() {
+        return None;
+    }
     let mut restored_witnesses = witnesses(program, &restored, None, false, trace);
     while !restored.is_empty() {
-        if guard.is_some_and(|guard| guard.passed(*work)) {
+        if work.exhausted() {
             return None;
         }
         let stamp = next_stamp(program);
@@ -626,6 +622,9 @@ fn rederive_phase<P: Program>(
         pending.subtract(&restored);
         let mut next = P::Facts::default();
         program.fire(&restored, Admit::In(&pending), &mut next, work);
+        if work.is_exhausted() {
+            return None;
+        }
         let next_witnesses = witnesses(program, &next, None, false, trace);
         phase.record(restored, trace, restored_witnesses);
         restored = next;
@@ -642,7 +641,7 @@ fn insert_phase<P: Program>(
     mut delta: P::Facts,
     phase: &mut Phase<P::Facts>,
     trace: Trace,
-    work: &mut u64,
+    work: &mut Work,
 ) {
     if delta.is_empty() {
         return;
