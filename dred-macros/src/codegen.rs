@@ -388,6 +388,9 @@ impl<'a> Context<'a> {
                     let checks = self.rule_fns_of(r, "support_rule");
                     let fact_enum = &self.fact_enum;
                     quote! {
+                        // Sized for the worst case (every candidate unsupported), so that
+                        // a large round never grows the set step by step.
+                        unsupported.#name.reserve(candidates.#name.len());
                         for head in &candidates.#name {
                             if work.exhausted() {
                                 return (unsupported, levels);

@@ -407,6 +407,8 @@ pub trait Record: Tuple {
 
 /// Adds every fact of `other` to `set`.
 pub fn union_sets<T: Tuple>(set: &mut FactSet<T>, other: &FactSet<T>) {
+    // `extend` reserves for only half of `other` when `set` is not empty.
+    set.reserve(other.len());
     set.extend(other.iter().cloned());
 }
 

@@ -376,6 +376,7 @@ impl<T: Tuple> Relation<T> {
     /// Takes the facts of `gone` that hold out of the relation but leaves them in its
     /// indexes, as retired facts (see the type's invariant).
     pub fn retire_all(&mut self, gone: &FactSet<T>) {
+        self.dead.reserve(gone.len());
         for fact in gone {
             if self.facts.remove(fact).is_some() {
                 self.dead.insert(fact.clone());
