@@ -157,10 +157,10 @@
 //! - [`Strategy::Recompute`] rematerializes from the input facts.
 //! - [`Strategy::Auto`] recomputes when the net deletion is more than a twentieth of the
 //!   input facts; otherwise it runs alternative proofs under a guard: the joins count the
-//!   rows they visit, and once an update has visited a fifth of what the last
-//!   materialization did (scaled to today's size), or taken a sixth of its time, the joins
-//!   stop where they are (they consult the budget every few thousand rows, inside a round)
-//!   and it recomputes, so that no update costs much more than 1.2 recomputes. The
+//!   rows they visit and consult the guard every few thousand rows, inside a round; once
+//!   an update has taken a sixth of the time the last materialization took (scaled to
+//!   today's size; a fifth of its rows if it took under 2 ms), the joins stop where they
+//!   are and it recomputes, so that no update costs much more than 1.2 recomputes. The
 //!   report's `why` says when and why.
 //!
 //! When each wins, on this repository's benchmark suite (`BENCHMARKS.md`, one run):

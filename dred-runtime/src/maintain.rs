@@ -165,42 +165,70 @@ pub enum Strategy {
 /// 1/`RECOMPUTE_SHARE` of the input facts.
 const RECOMPUTE_SHARE: usize = 20;
 
-/// [`Strategy::Auto`] stops and rematerializes once its joins have visited more than
-/// 1/`GUARD_SHARE` of the rows a rematerialization is expected to visit...
-const GUARD_SHARE: u64 = 5;
-
-/// ...or once it has taken more than 1/`GUARD_TIME_SHARE` of the time a rematerialization
-/// is expected to take (a support check's row costs more than a join's, so rows alone would
-/// let some updates run past the bound). The joins stop within [`Work::CONSULT_EVERY`]
-/// rows of either bound, so an update that gives up costs at most about 1/6 more than a
-/// recompute.
+/// [`Strategy::Auto`] stops and rematerializes once it has taken more than
+/// 1/`GUARD_TIME_SHARE` of the time a rematerialization is expected to take. Its joins stop
+/// within [`Work::CONSULT_EVERY`] rows of the deadline, so an update that gives up costs
+/// about a sixth more than a recompute. The budget is time, not rows: an update's rows cost
+/// from one to two times a materialization's (a support check's row is a lookup that
+/// misses the cache), so a share of the rows would bound nothing (Andersen, 10 deletions:
+/// a fifth of the rows took a third of a recompute's time).
 const GUARD_TIME_SHARE: u32 = 6;
 
-/// Under this expected recompute time, the guard counts rows only: timing noise would
-/// decide otherwise, and a recompute that short costs little anyway.
+/// Under this expected recompute time, or with none measured (a program loaded from its
+/// facts), the guard counts rows instead, 1/`GUARD_SHARE` of a rematerialization's: timing
+/// noise would decide otherwise, and a recompute that short costs little anyway.
 const GUARD_MIN_TIME: Duration = Duration::from_millis(2);
 
-/// When [`Strategy::Auto`] gives up on an update: work and time budgets.
+/// See [`GUARD_MIN_TIME`].
+const GUARD_SHARE: u64 = 5;
+
+/// When [`Strategy::Auto`] gives up on an update.
 struct Guard {
     started: Instant,
-    work: u64,
-    time: Duration,
+    budget: GuardBudget,
+}
+
+enum GuardBudget {
+    /// A share of a recompute's expected time.
+    Time(Duration),
+    /// A share of a recompute's expected rows, for recomputes too short to time.
+    Rows(u64),
 }
 
 impl Guard {
     fn new<P: Program>(program: &P) -> Self {
-        let (work, time) = recompute_estimate(program);
+        let (rows, time) = recompute_estimate(program);
+        let budget = if time >= GUARD_MIN_TIME {
+            GuardBudget::Time(time / GUARD_TIME_SHARE)
+        } else {
+            GuardBudget::Rows(rows / GUARD_SHARE)
+        };
         Guard {
             started: Instant::now(),
-            work: work / GUARD_SHARE,
-            time: time / GUARD_TIME_SHARE,
+            budget,
         }
     }
 
     /// The budget the guarded joins count against.
     fn work(&self) -> Work {
-        let timed = self.time * GUARD_TIME_SHARE >= GUARD_MIN_TIME;
-        Work::limited(self.work, timed.then(|| self.started + self.time))
+        match self.budget {
+            GuardBudget::Time(time) => Work::limited(u64::MAX, Some(self.started + time)),
+            GuardBudget::Rows(rows) => Work::limited(rows, None),
+        }
+    }
+
+    /// Why the update gave up, having visited `spent` rows.
+    fn why(&self, spent: u64) -> String {
+        let budget = match self.budget {
+            GuardBudget::Time(time) => {
+                format!("{time:.1?}, 1/{GUARD_TIME_SHARE} of a recompute's time")
+            }
+            GuardBudget::Rows(rows) => format!("{rows} rows, 1/{GUARD_SHARE} of a recompute's"),
+        };
+        format!(
+            "it passed the guard after {:.1?} and {spent} rows visited (budget: {budget})",
+            self.started.elapsed()
+        )
     }
 }
 
@@ -255,12 +283,7 @@ pub fn update_using<P: Program>(
             match alt_proof(program, deletions, insertions, Some(&guard), trace) {
                 Ok(report) => report,
                 Err((deletions, insertions, spent)) => {
-                    let why = format!(
-                        "it passed the guard after {:.1?} and {spent} rows visited (budget: {} rows, 1/{GUARD_SHARE} of a recompute's, or {:.1?}, 1/{GUARD_TIME_SHARE} of its time)",
-                        guard.started.elapsed(),
-                        guard.work,
-                        guard.time,
-                    );
+                    let why = guard.why(spent);
                     recompute(program, deletions, insertions, Some(why), trace)
                 }
             }
