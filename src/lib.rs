@@ -166,14 +166,14 @@
 //! When each wins, on this repository's benchmark suite (`BENCHMARKS.md`, one run):
 //! alternative proofs win wherever facts have several derivations. Deleting one edge of a
 //! linear closure over a 3,000-node random graph with a giant component, DRed over-deletes
-//! 5.77 million facts to withdraw 4,845 (7.6 s); alternative proofs check 25,208 facts,
-//! raise 16,842 and withdraw 5,800 (31 ms: 35× faster than the fastest peer's
-//! recompute, 10× faster than differential-dataflow's update). In Andersen's analysis
-//! one deletion costs DRed 322,586 over-deleted facts (2.2 s) and alternative proofs 235
+//! 5.77 million facts to withdraw 4,845 (7.8 s); alternative proofs check 25,208 facts,
+//! raise 16,842 and withdraw 5,800 (25 ms: 61× faster than the fastest peer's
+//! recompute, 9.7× faster than differential-dataflow's update). In Andersen's analysis
+//! one deletion costs DRed 322,586 over-deleted facts (2.1 s) and alternative proofs 235
 //! checks (0.11 ms). Where nearly everything over-deleted is really gone (same-generation
-//! on a tree) they check about as many facts as DRed over-deletes and are still 4×
+//! on a tree) they check about as many facts as DRed over-deletes and are still 5×
 //! faster. On a cycle with chords, where one edge takes 22,747 facts and lengthens the
-//! shortest derivation of many more, they are 22× faster than DRed and 3.4× faster than the
+//! shortest derivation of many more, they are 14× faster than DRed and 4.2× faster than the
 //! fastest peer's recompute, yet close enough to a recompute's cost that [`Strategy::Auto`]'s
 //! guard gives up on them. Neither incremental strategy suits batches that delete a
 //! large share of the input or reach most of the closure: there a recompute wins, which is
