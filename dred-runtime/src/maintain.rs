@@ -263,7 +263,7 @@ pub fn update_using<P: Program>(
 
     match strategy {
         Strategy::DRed => dred(program, deletions, insertions, trace),
-        Strategy::AltProof => alt_proof(program, deletions, insertions, None, trace)
+        Strategy::AltProof => alt_proof(program, deletions, insertions, Work::unlimited(), trace)
             .unwrap_or_else(|_| unreachable!("no guard, no fallback")),
         Strategy::Recompute => recompute(program, deletions, insertions, None, trace),
         Strategy::Auto => {
@@ -280,7 +280,7 @@ pub fn update_using<P: Program>(
                 return recompute(program, deletions, insertions, Some(why), trace);
             }
             let guard = Guard::new(program);
-            match alt_proof(program, deletions, insertions, Some(&guard), trace) {
+            match alt_proof(program, deletions, insertions, guard.work(), trace) {
                 Ok(report) => report,
                 Err((deletions, insertions, spent)) => {
                     let why = guard.why(spent);
@@ -380,19 +380,18 @@ fn finish_with_insertion<P: Program>(
 /// A normalized batch handed back when the guard stopped the update, with the work done.
 type OverBudget<F> = (F, F, u64);
 
-/// The alternative-proof strategy, given the normalized batch. With a `guard`, gives the
-/// batch back as soon as the guard says so; the input relations have then lost exactly
-/// the net deletion, and the derived ones are to be rebuilt.
+/// The alternative-proof strategy, given the normalized batch. Gives the batch back as
+/// soon as `work`'s budget is spent; the input relations have then lost at most the net
+/// deletion, and the derived ones are to be rebuilt.
 fn alt_proof<P: Program>(
     program: &mut P,
     deletions: P::Facts,
     insertions: P::Facts,
-    guard: Option<&Guard>,
+    mut work: Work,
     trace: Trace,
 ) -> Result<UpdateReport<P::Facts>, OverBudget<P::Facts>> {
     let mut report = UpdateReport::new(deletions.clone(), P::Facts::default(), trace);
     report.strategy = Strategy::AltProof;
-    let mut work = guard.map_or_else(Work::unlimited, Guard::work);
     if !deletions.is_empty() {
         let started = Instant::now();
         let mut checked = Phase::default();
