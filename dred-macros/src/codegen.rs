@@ -459,6 +459,9 @@ impl<'a> Context<'a> {
                 fn settle(&mut self) {
                     #(self.#names.settle();)*
                 }
+                fn finish_materialization(&mut self) {
+                    #(self.#names.finish_materialization();)*
+                }
                 fn forget_risen(&mut self) {
                     #(self.#names.forget_risen();)*
                 }

@@ -128,6 +128,7 @@ pub fn materialize<P: Program>(
     let started = Instant::now();
     let mut work = Work::unlimited();
     insert_phase(&mut program, seeds, &mut report.insert, trace, &mut work);
+    program.finish_materialization();
     report.insert.elapsed = started.elapsed();
     report.work = work.rows();
     let facts = program.fact_count();
@@ -740,6 +741,7 @@ fn witnesses<P: Program>(
 pub fn from_facts_unchecked<P: Program>(facts: &P::Facts) -> P {
     let mut program = P::empty();
     program.insert_facts(facts, crate::UNSTAMPED);
+    program.finish_materialization();
     program
 }
 

@@ -208,6 +208,8 @@ pub trait Program: Sized {
     fn retire_facts(&mut self, facts: &Self::Facts);
     /// [`Relation::settle`] on every relation.
     fn settle(&mut self);
+    /// [`Relation::finish_materialization`] on every relation.
+    fn finish_materialization(&mut self);
     /// Keeps in `facts` only those that hold (`true`) or only those that do not (`false`).
     fn retain_held(&self, facts: &mut Self::Facts, held: bool);
     /// All facts of every relation.

@@ -3,6 +3,7 @@
 use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hash, Hasher};
+use std::sync::OnceLock;
 
 /// What a column value or a fact must offer to live in a relation.
 ///
@@ -160,21 +161,57 @@ impl Hasher for PrehashedKey {
 
 /// A hash index: key hash → the facts whose key columns hash to it.
 ///
-/// Invariant: every fact of the owning relation is in exactly one bucket, the one named by
-/// `key_of(fact)`. Different keys may share a bucket (a hash collision), so a probe's caller
-/// still compares the key columns — generated join code always does.
+/// Invariant: once built, every fact of the owning relation is in exactly one bucket, the
+/// one named by `key_of(fact)`. Different keys may share a bucket (a hash collision), so a
+/// probe's caller still compares the key columns — generated join code always does.
+///
+/// An index is built when first probed while its relation holds a fact, and only then
+/// maintained: a materialization probes many indexes only in its first rounds, while the
+/// relation is still empty (linear closure's index on `R`, same-generation's on `Sg`), and
+/// maintaining them fact by fact through the rounds costs time, bucket slack and a place
+/// in the memory peak. [`Relation::finish_materialization`] builds the rest in one pass,
+/// each bucket at its final size. A `OnceLock` (not a `OnceCell`) keeps relations `Sync`;
+/// its check on a probe is one load.
 #[derive(Clone)]
 struct Index<T> {
     key_of: fn(&T) -> u64,
-    buckets: HashMap<u64, Vec<T>, BuildHasherDefault<PrehashedKey>>,
+    buckets: OnceLock<Buckets<T>>,
 }
 
+type Buckets<T> = HashMap<u64, Vec<T>, BuildHasherDefault<PrehashedKey>>;
+
 impl<T: Tuple> Index<T> {
+    /// The buckets of `facts`, each allocated at its final size.
+    fn build<'f>(key_of: fn(&T) -> u64, facts: impl Iterator<Item = &'f T> + Clone) -> Buckets<T> {
+        let mut sizes: HashMap<u64, usize, BuildHasherDefault<PrehashedKey>> = HashMap::default();
+        for fact in facts.clone() {
+            *sizes.entry(key_of(fact)).or_default() += 1;
+        }
+        let mut buckets: Buckets<T> = HashMap::default();
+        buckets.reserve(sizes.len());
+        buckets.extend(
+            sizes
+                .into_iter()
+                .map(|(key, size)| (key, Vec::with_capacity(size))),
+        );
+        for fact in facts {
+            if let Some(bucket) = buckets.get_mut(&key_of(fact)) {
+                bucket.push(fact.clone());
+            }
+        }
+        buckets
+    }
+
+    /// The buckets, if built (an index not built yet is not maintained).
+    fn built_mut(&mut self) -> Option<&mut Buckets<T>> {
+        self.buckets.get_mut()
+    }
+
     fn insert(&mut self, fact: &T) {
-        self.buckets
-            .entry((self.key_of)(fact))
-            .or_default()
-            .push(fact.clone());
+        let key_of = self.key_of;
+        if let Some(buckets) = self.built_mut() {
+            buckets.entry(key_of(fact)).or_default().push(fact.clone());
+        }
     }
 
     /// Removes a batch of facts, rewriting each touched bucket once. A bucket's facts are
@@ -182,7 +219,11 @@ impl<T: Tuple> Index<T> {
     /// `gone`: a comparison of short tuples costs a fraction of a hash lookup, and a
     /// closure's buckets are long while few of their facts go at a time.
     fn remove_all(&mut self, gone: &FactSet<T>) {
-        let mut keyed: Vec<(u64, &T)> = gone.iter().map(|f| ((self.key_of)(f), f)).collect();
+        let key_of = self.key_of;
+        let Some(buckets) = self.built_mut() else {
+            return;
+        };
+        let mut keyed: Vec<(u64, &T)> = gone.iter().map(|f| (key_of(f), f)).collect();
         keyed.sort_unstable();
         let mut rest = &keyed[..];
         while let Some(&(key, _)) = rest.first() {
@@ -192,7 +233,7 @@ impl<T: Tuple> Index<T> {
                 .unwrap_or(rest.len());
             let (run, after) = rest.split_at(end);
             rest = after;
-            let Some(bucket) = self.buckets.get_mut(&key) else {
+            let Some(bucket) = buckets.get_mut(&key) else {
                 continue;
             };
             if let [(_, only)] = run {
@@ -203,7 +244,7 @@ impl<T: Tuple> Index<T> {
                 bucket.retain(|held| run.binary_search_by(|(_, f)| (*f).cmp(held)).is_err());
             }
             if bucket.is_empty() {
-                self.buckets.remove(&key);
+                buckets.remove(&key);
             }
         }
     }
@@ -212,10 +253,12 @@ impl<T: Tuple> Index<T> {
 /// The facts of one relation and its indexes, kept in step.
 ///
 /// Invariant: `facts` holds each fact once, with the [`Stamp`] of the round that added it;
-/// every index holds exactly the facts of `facts` and of `dead`, each once. `dead` holds
-/// *retired* facts ([`Relation::retire_all`]): gone, but left in the indexes (a bucket
-/// costs a pass to update, and most retired facts come back), so a probe may return them
-/// and joins ask [`Relation::live`]. Inserting a retired fact revives it; once retired
+/// every built index holds exactly the facts of `facts` and of `dead`, each once (an index
+/// is built on its first probe of a relation that holds a fact, or by
+/// [`Relation::finish_materialization`]). `dead` holds *retired* facts
+/// ([`Relation::retire_all`]): gone, but left in the indexes (a bucket costs a pass to
+/// update, and most retired facts come back), so a probe may return them and joins ask
+/// [`Relation::live`]. Inserting a retired fact revives it; once retired
 /// facts pass an eighth of the relation, [`Relation::settle`] takes them out of the
 /// indexes, so they never cost more than that in memory. Only the methods that take
 /// `&mut self` change a relation; a fact's stamp only rises while it holds
@@ -252,7 +295,7 @@ impl<T: Tuple> Relation<T> {
                 .iter()
                 .map(|&key_of| Index {
                     key_of,
-                    buckets: HashMap::default(),
+                    buckets: OnceLock::new(),
                 })
                 .collect(),
             dead: FactSet::default(),
@@ -328,13 +371,31 @@ impl<T: Tuple> Relation<T> {
     }
 
     /// The facts of index `index`'s bucket for `key_hash`: a superset of the facts with that
-    /// key (callers compare the key columns).
+    /// key (callers compare the key columns). The first probe of a relation that holds a
+    /// fact builds the index, which is maintained from then on.
     #[inline]
     pub fn probe(&self, index: usize, key_hash: u64) -> &[T] {
-        self.indexes[index]
-            .buckets
-            .get(&key_hash)
-            .map_or(&[], Vec::as_slice)
+        let index = &self.indexes[index];
+        let buckets = match index.buckets.get() {
+            Some(buckets) => buckets,
+            None if self.facts.is_empty() && self.dead.is_empty() => return &[],
+            None => index
+                .buckets
+                .get_or_init(|| Index::build(index.key_of, self.facts.keys().chain(&self.dead))),
+        };
+        buckets.get(&key_hash).map_or(&[], Vec::as_slice)
+    }
+
+    /// Ends a materialization: builds every index not built yet (see
+    /// [`Relation::probe`]), each bucket at its final size, so that no later probe pays for
+    /// it.
+    pub fn finish_materialization(&mut self) {
+        for index in &mut self.indexes {
+            if index.buckets.get().is_none() {
+                let built = Index::build(index.key_of, self.facts.keys().chain(&self.dead));
+                index.buckets = OnceLock::from(built);
+            }
+        }
     }
 
     /// Adds `fact` stamped `stamp`; returns whether it was new (a fact that holds keeps its
@@ -420,8 +481,8 @@ impl<T: Tuple> Relation<T> {
     fn shrink_if_sparse(&mut self) {
         if self.facts.capacity() > 4 * self.facts.len().max(16) {
             self.facts.shrink_to_fit();
-            for index in &mut self.indexes {
-                index.buckets.shrink_to_fit();
+            for buckets in self.indexes.iter_mut().filter_map(Index::built_mut) {
+                buckets.shrink_to_fit();
             }
         }
     }
@@ -455,6 +516,44 @@ mod tests {
         let ones: Vec<_> = rel.probe(0, key_hash(&(&1u32,))).to_vec();
         assert_eq!(ones, vec![(1, 3)]);
         assert!(rel.probe(0, key_hash(&(&7u32,))).is_empty());
+    }
+
+    fn is_built(rel: &Relation<(u32, u32)>) -> bool {
+        rel.indexes[0].buckets.get().is_some()
+    }
+
+    #[test]
+    fn an_index_is_built_on_its_first_probe_of_a_held_fact_and_maintained_after() {
+        let mut rel: Relation<(u32, u32)> = Relation::with_indexes(&[by_first]);
+        assert!(rel.probe(0, key_hash(&(&1u32,))).is_empty());
+        assert!(!is_built(&rel), "probing an empty relation builds nothing");
+        rel.insert((1, 2), 1);
+        rel.insert((2, 3), 1);
+        assert!(!is_built(&rel), "an index not built yet is not maintained");
+        assert_eq!(rel.probe(0, key_hash(&(&1u32,))), [(1, 2)]);
+        assert!(is_built(&rel));
+        rel.insert((1, 4), 2);
+        rel.remove_all(&[(1, 2)].into_iter().collect());
+        assert_eq!(rel.probe(0, key_hash(&(&1u32,))), [(1, 4)]);
+    }
+
+    #[test]
+    fn finishing_a_materialization_builds_every_index() {
+        let mut rel: Relation<(u32, u32)> = Relation::with_indexes(&[by_first]);
+        for i in 0..1000 {
+            rel.insert((i % 10, i), 1);
+        }
+        assert!(!is_built(&rel));
+        rel.finish_materialization();
+        assert!(is_built(&rel));
+        let threes = rel.probe(0, key_hash(&(&3u32,)));
+        assert_eq!((threes.len(), threes.iter().all(|e| e.0 == 3)), (100, true));
+    }
+
+    #[test]
+    fn relations_can_be_shared_between_threads() {
+        fn shared<S: Send + Sync>() {}
+        shared::<Relation<(u32, u32)>>();
     }
 
     #[test]
