@@ -40,6 +40,16 @@ mod chain {
     }
 }
 
+mod closure {
+    dred::datalog! {
+        pub struct Closure;
+        @input pub struct E(pub u32, pub u32);
+        pub struct R(pub u32, pub u32);
+        R(x, y) <- E(x, y);
+        R(x, z) <- R(x, y), R(y, z);
+    }
+}
+
 fn seed_graph() -> Graph {
     Graph::materialize(Batch::new().insert_all(SEED_EDGES.map(|(a, b)| E(a, b)))).0
 }
@@ -261,6 +271,41 @@ fn a_spent_budget_stops_a_join_between_delta_facts() {
     assert!(
         some.R.len() < all.R.len() * 3 / 4,
         "{} of {}",
+        some.R.len(),
+        all.R.len()
+    );
+}
+
+#[test]
+fn a_spent_budget_stops_a_grouped_join_inside_its_group() {
+    use closure::*;
+    use dred::runtime::{Admit, Program, Work};
+    // A star: 300 edges into node 0 and 300 out of it. Fired with the edges into 0, the
+    // second rule's join groups them by 0 (one group of 300 facts) and walks R(0, _) for
+    // each: 90,000 heads from a single group.
+    let spokes = 300;
+    let edges = (1..=spokes).flat_map(|i| [E(i, 0), E(0, spokes + i)]);
+    let (program, _) = Closure::materialize(Batch::new().insert_all(edges));
+    let into_zero = ClosureFacts {
+        R: program
+            .relation::<R>()
+            .iter()
+            .filter(|r| r.1 == 0)
+            .cloned()
+            .collect(),
+        ..ClosureFacts::default()
+    };
+    let (mut all, mut unlimited) = (ClosureFacts::default(), Work::unlimited());
+    program.fire(&into_zero, Admit::Held, &mut all, &mut unlimited);
+    assert_eq!(all.R.len(), (spokes * spokes) as usize);
+
+    let (mut some, mut limited) = (ClosureFacts::default(), Work::limited(20_000, None));
+    program.fire(&into_zero, Admit::Held, &mut some, &mut limited);
+    assert!(limited.is_exhausted());
+    assert!(some.R.is_subset(&all.R));
+    assert!(
+        some.R.len() < all.R.len() / 2,
+        "the group's join stopped early: {} of {}",
         some.R.len(),
         all.R.len()
     );

@@ -906,10 +906,14 @@ impl<'a> Context<'a> {
         };
         // Work stays rows visited: a match of the later steps meets every fact of the group,
         // as the ungrouped join would have (the guard compares an update's rows with a
-        // materialization's).
+        // materialization's). The budget is asked per fact, as in the ungrouped join: one
+        // group's matches times its facts can be a large share of a round.
         let per_fact = quote! {
             work.visit(group.len() as u64);
             for &(_, #row) in group {
+                if work.exhausted() {
+                    return;
+                }
                 #cause
                 #(#payload_binds)*
                 #innermost
