@@ -110,9 +110,12 @@
 //!   relations): the shape of batches, rounds and reports;
 //! - `GraphFact`, an enum over all relations' facts;
 //! - one join function per rule for semi-naive firing (a join order per delta position,
-//!   indexes chosen at compile time and shared between rules; where a later step walks a
-//!   derived relation, the delta is grouped by the values the later steps read, so that
-//!   walk runs once per group) and one for head-bound rederivation.
+//!   indexes chosen at compile time and shared between rules, each built when first
+//!   probed while its relation holds facts, the rest when a materialization ends, so that
+//!   a materialization does not keep in step an index only its first round asks for;
+//!   where a later step walks a derived relation, the delta is grouped by the values the
+//!   later steps read, so that walk runs once per group) and one for head-bound
+//!   rederivation.
 //!
 //! ## Updates, exactly as the seed defines them
 //!
@@ -166,18 +169,18 @@
 //! When each wins, on this repository's benchmark suite (`BENCHMARKS.md`, one run):
 //! alternative proofs win wherever facts have several derivations. Deleting one edge of a
 //! linear closure over a 3,000-node random graph with a giant component, DRed over-deletes
-//! 5.77 million facts to withdraw 4,845 (7.8 s); alternative proofs check 25,208 facts,
-//! raise 16,842 and withdraw 5,800 (25 ms: 61× faster than the fastest peer's
-//! recompute, 9.7× faster than differential-dataflow's update). In Andersen's analysis
-//! one deletion costs DRed 322,586 over-deleted facts (2.1 s) and alternative proofs 235
-//! checks (0.11 ms). Where nearly everything over-deleted is really gone (same-generation
-//! on a tree) they check about as many facts as DRed over-deletes and are still 5×
-//! faster. On a cycle with chords, where one edge takes 22,747 facts and lengthens the
-//! shortest derivation of many more, they are 14× faster than DRed and 4.2× faster than the
-//! fastest peer's recompute, yet close enough to a recompute's cost that [`Strategy::Auto`]'s
-//! guard gives up on them. Neither incremental strategy suits batches that delete a
-//! large share of the input or reach most of the closure: there a recompute wins, which is
-//! what [`Strategy::Auto`] and its guard are for.
+//! 5.77 million facts to withdraw 4,845 (6.2 s); alternative proofs check 25,208 facts,
+//! raise 16,842 and withdraw 5,800 (30 ms; with [`Strategy::Auto`] 27 ms: 51× faster than
+//! the fastest peer's recompute, 11× faster than differential-dataflow's update). In
+//! Andersen's analysis one deletion costs DRed 322,586 over-deleted facts (2.2 s) and
+//! alternative proofs 235 checks (0.16 ms). Where nearly everything over-deleted is really
+//! gone (same-generation on a tree) they check about as many facts as DRed over-deletes and
+//! are still 3.5× faster. On a cycle with chords, where one edge takes 22,747 facts and
+//! lengthens the shortest derivation of many more, they are 15× faster than DRed and 2.7×
+//! faster than the fastest peer's recompute, yet close enough to a recompute's cost that
+//! [`Strategy::Auto`]'s guard gives up on them. Neither incremental strategy suits batches
+//! that delete a large share of the input or reach most of the closure: there a recompute
+//! wins, which is what [`Strategy::Auto`] and its guard are for.
 //!
 //! ```
 //! use dred::{Batch, Strategy, Trace};
