@@ -180,9 +180,14 @@ struct Index<T> {
 
 type Buckets<T> = HashMap<u64, Vec<T>, BuildHasherDefault<PrehashedKey>>;
 
+/// A relation's held facts with their stamps.
+type FactMap<T> = HashMap<T, Stamp, BuildHasherDefault<FactHasher>>;
+
 impl<T: Tuple> Index<T> {
-    /// The buckets of `facts`, each allocated at its final size.
-    fn build<'f>(key_of: fn(&T) -> u64, facts: impl Iterator<Item = &'f T> + Clone) -> Buckets<T> {
+    /// The buckets of a relation's held and retired facts (what a built index holds), each
+    /// allocated at its final size.
+    fn build(key_of: fn(&T) -> u64, held: &FactMap<T>, dead: &FactSet<T>) -> Buckets<T> {
+        let facts = held.keys().chain(dead);
         let mut sizes: HashMap<u64, usize, BuildHasherDefault<PrehashedKey>> = HashMap::default();
         for fact in facts.clone() {
             *sizes.entry(key_of(fact)).or_default() += 1;
@@ -276,7 +281,7 @@ impl<T: Tuple> Index<T> {
 /// ```
 #[derive(Clone)]
 pub struct Relation<T> {
-    facts: HashMap<T, Stamp, BuildHasherDefault<FactHasher>>,
+    facts: FactMap<T>,
     indexes: Vec<Index<T>>,
     /// Retired facts: in the indexes but not in `facts`.
     dead: FactSet<T>,
@@ -381,7 +386,7 @@ impl<T: Tuple> Relation<T> {
             None if self.facts.is_empty() && self.dead.is_empty() => return &[],
             None => index
                 .buckets
-                .get_or_init(|| Index::build(index.key_of, self.facts.keys().chain(&self.dead))),
+                .get_or_init(|| Index::build(index.key_of, &self.facts, &self.dead)),
         };
         buckets.get(&key_hash).map_or(&[], Vec::as_slice)
     }
@@ -392,7 +397,7 @@ impl<T: Tuple> Relation<T> {
     pub fn finish_materialization(&mut self) {
         for index in &mut self.indexes {
             if index.buckets.get().is_none() {
-                let built = Index::build(index.key_of, self.facts.keys().chain(&self.dead));
+                let built = Index::build(index.key_of, &self.facts, &self.dead);
                 index.buckets = OnceLock::from(built);
             }
         }
