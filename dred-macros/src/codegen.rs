@@ -743,14 +743,18 @@ impl<'a> Context<'a> {
         // An instance's level is one more than the largest stamp of its derived body facts
         // (input facts need no support); looking a stamp up also tells whether a derived
         // fact holds. Facts may be retired: an index can still return them, so input
-        // facts are checked too.
+        // facts are checked too. A partial instance whose level already reaches the lowest
+        // found cannot be a support (that one was not) nor a lower level, so its later steps
+        // are skipped.
         let reads_stamp = mode == Mode::Supports && !body_relation.input;
         let with_level = |inner: TokenStream| {
             if reads_stamp {
                 quote! {
                     if let ::core::option::Option::Some(stamp) = self.#relation.stamp(#row) {
                         let level = level.max(u64::from(stamp) + 1);
-                        #inner
+                        if level < lowest {
+                            #inner
+                        }
                     }
                 }
             } else {
