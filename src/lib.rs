@@ -161,8 +161,8 @@
 //! - [`Strategy::Auto`] recomputes when the net deletion is more than a twentieth of the
 //!   input facts; otherwise it runs alternative proofs under a guard: the joins count the
 //!   rows they visit and consult the guard every few thousand rows, inside a round; once
-//!   an update has taken a sixth of the time the last materialization took (scaled to
-//!   today's size; a fifth of its rows if it took under 2 ms), the joins stop where they
+//!   an update has taken a sixth of the time the fastest materialization seen took
+//!   (scaled to today's size; a fifth of its rows if it took under 2 ms), the joins stop where they
 //!   are and it recomputes, so that no update costs much more than 1.2 recomputes. The
 //!   report's `why` says when and why.
 //!

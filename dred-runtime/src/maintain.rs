@@ -132,10 +132,11 @@ pub fn materialize<P: Program>(
     report.insert.elapsed = started.elapsed();
     report.work = work.rows();
     let facts = program.fact_count();
-    let bookkeeping = program.bookkeeping_mut();
-    bookkeeping.scratch_work = report.work;
-    bookkeeping.scratch_nanos = report.insert.elapsed.as_nanos() as u64;
-    bookkeeping.scratch_facts = facts;
+    program.bookkeeping_mut().record_materialization(
+        report.work,
+        report.insert.elapsed.as_nanos() as u64,
+        facts,
+    );
     (program, report)
 }
 
@@ -292,9 +293,9 @@ pub fn update_using<P: Program>(
     }
 }
 
-/// The work (rows visited) and time a rematerialization would take: the last one's, scaled
-/// to today's fact count (twice the facts, and no time, if the program was never
-/// materialized from scratch).
+/// The work (rows visited) and time a rematerialization would take: the measure of one
+/// that [`Bookkeeping::record_materialization`] kept, scaled to today's fact count (twice
+/// the facts, and no time, if the program was never materialized from scratch).
 fn recompute_estimate<P: Program>(program: &P) -> (u64, Duration) {
     let facts = program.fact_count() as u64;
     let bookkeeping = program.bookkeeping();
@@ -369,10 +370,11 @@ fn finish_with_insertion<P: Program>(
         // cost as a materialization.
         let facts = program.fact_count();
         if facts >= 2 * facts_before {
-            let bookkeeping = program.bookkeeping_mut();
-            bookkeeping.scratch_work = work.rows();
-            bookkeeping.scratch_nanos = report.insert.elapsed.as_nanos() as u64;
-            bookkeeping.scratch_facts = facts;
+            program.bookkeeping_mut().record_materialization(
+                work.rows(),
+                report.insert.elapsed.as_nanos() as u64,
+                facts,
+            );
         }
     }
     report
@@ -569,9 +571,15 @@ fn recompute<P: Program>(
     inputs.union_with(&insertions);
     // The old relations go before the new ones are built, so that a recompute's peak
     // memory is one materialization's, not two.
+    let mut measured = *program.bookkeeping();
     *program = P::empty();
     let (fresh, mut rebuilt) = materialize::<P>(Batch::inserting(inputs), trace);
     *program = fresh;
+    // The clock restarts; the guard's estimate is the better of the two measures.
+    let now = *program.bookkeeping();
+    measured.record_materialization(now.scratch_work, now.scratch_nanos, now.scratch_facts);
+    measured.clock = now.clock;
+    *program.bookkeeping_mut() = measured;
     let mut report = UpdateReport::new(deletions, insertions, trace);
     report.strategy = Strategy::Recompute;
     report.why = why;

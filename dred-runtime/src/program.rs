@@ -382,13 +382,46 @@ impl Work {
 pub struct Bookkeeping {
     /// The largest [`Stamp`] handed out so far.
     pub clock: Stamp,
-    /// Rows visited by the joins of the last materialization from scratch: what a
-    /// recompute costs, in the unit of [`Work`].
+    /// Rows visited by the joins of the materialization from scratch that
+    /// [`Bookkeeping::record_materialization`] kept: what a recompute costs, in the unit of
+    /// [`Work`].
     pub scratch_work: u64,
     /// How long that materialization took, in nanoseconds.
     pub scratch_nanos: u64,
     /// How many facts that materialization produced (to scale its cost to today's size).
     pub scratch_facts: usize,
+}
+
+impl Bookkeeping {
+    /// Records what a materialization cost, unless the one held is a better measure of a
+    /// recompute: of two at a comparable size (within a factor of two), the cheaper per
+    /// fact (a shared machine only ever adds time to a run, so the fastest is the closest
+    /// to the work's own cost); otherwise the new one, at today's size (a model's cost per
+    /// fact grows with it).
+    ///
+    /// ```
+    /// let mut bookkeeping = dred_runtime::Bookkeeping::default();
+    /// bookkeeping.record_materialization(1_000, 9_000, 100);
+    /// bookkeeping.record_materialization(1_100, 12_000, 110); // slower per fact: ignored
+    /// assert_eq!(bookkeeping.scratch_nanos, 9_000);
+    /// bookkeeping.record_materialization(900, 7_000, 90); // faster per fact: kept
+    /// assert_eq!(bookkeeping.scratch_nanos, 7_000);
+    /// bookkeeping.record_materialization(5_000, 80_000, 400); // four times the facts
+    /// assert_eq!((bookkeeping.scratch_facts, bookkeeping.scratch_nanos), (400, 80_000));
+    /// bookkeeping.record_materialization(500, 9_000, 50); // an eighth
+    /// assert_eq!((bookkeeping.scratch_facts, bookkeeping.scratch_nanos), (50, 9_000));
+    /// ```
+    pub fn record_materialization(&mut self, work: u64, nanos: u64, facts: usize) {
+        let held = self.scratch_facts as u128;
+        let (facts_wide, nanos_wide) = (facts as u128, u128::from(nanos));
+        let comparable = facts_wide < 2 * held && held < 2 * facts_wide;
+        let cheaper = nanos_wide * held < u128::from(self.scratch_nanos) * facts_wide;
+        if !comparable || cheaper {
+            self.scratch_work = work;
+            self.scratch_nanos = nanos;
+            self.scratch_facts = facts;
+        }
+    }
 }
 
 /// A single fact of program `P`.
