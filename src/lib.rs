@@ -162,9 +162,9 @@
 //!   input facts; otherwise it runs alternative proofs under a guard: the joins count the
 //!   rows they visit and consult the guard every few thousand rows, inside a round; once
 //!   an update has taken a sixth of the time the fastest materialization seen took
-//!   (scaled to today's size; a fifth of its rows if it took under 2 ms), the joins stop where they
-//!   are and it recomputes, so that no update costs much more than 1.2 recomputes. The
-//!   report's `why` says when and why.
+//!   (scaled to today's size; a fifth of its rows if it took under 2 ms), the joins stop
+//!   where they are and it recomputes, so that no update costs much more than 1.2
+//!   recomputes. The report's `why` says when and why.
 //!
 //! When each wins, on this repository's benchmark suite (`BENCHMARKS.md`, one run):
 //! alternative proofs win wherever facts have several derivations. Deleting one edge of a
