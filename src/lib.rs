@@ -169,14 +169,14 @@
 //! When each wins, on this repository's benchmark suite (`BENCHMARKS.md`, one run):
 //! alternative proofs win wherever facts have several derivations. Deleting one edge of a
 //! linear closure over a 3,000-node random graph with a giant component, DRed over-deletes
-//! 5.77 million facts to withdraw 4,845 (6.2 s); alternative proofs check 25,208 facts,
-//! raise 16,842 and withdraw 5,800 (30 ms; with [`Strategy::Auto`] 27 ms: 51× faster than
-//! the fastest peer's recompute, 11× faster than differential-dataflow's update). In
-//! Andersen's analysis one deletion costs DRed 322,586 over-deleted facts (2.2 s) and
-//! alternative proofs 235 checks (0.16 ms). Where nearly everything over-deleted is really
+//! 5.77 million facts to withdraw 4,845 (7.8 s); alternative proofs check 25,208 facts,
+//! raise 16,842 and withdraw 5,800 (29 ms; with [`Strategy::Auto`] 30 ms: 33× faster than
+//! the fastest peer's recompute, 9× faster than differential-dataflow's update). In
+//! Andersen's analysis one deletion costs DRed 322,586 over-deleted facts (4.1 s) and
+//! alternative proofs 235 checks (0.15 ms). Where nearly everything over-deleted is really
 //! gone (same-generation on a tree) they check about as many facts as DRed over-deletes and
-//! are still 3.5× faster. On a cycle with chords, where one edge takes 22,747 facts and
-//! lengthens the shortest derivation of many more, they are 15× faster than DRed and 2.7×
+//! are still 2.0× faster. On a cycle with chords, where one edge takes 22,747 facts and
+//! lengthens the shortest derivation of many more, they are 7× faster than DRed and 1.3×
 //! faster than the fastest peer's recompute, yet close enough to a recompute's cost that
 //! [`Strategy::Auto`]'s guard gives up on them. Neither incremental strategy suits batches
 //! that delete a large share of the input or reach most of the closure: there a recompute
