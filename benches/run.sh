@@ -25,6 +25,9 @@ for index in $(seq 0 $((workloads - 1))); do
   for engine in dred ascent crepe datafrog differential; do
     echo "$engine $index $(./target/release/peak_memory "$engine" "$index" "${DRED_SOAK:-20}")" >> "$out/memory.txt"
   done
+  # The same soak with glibc's dynamic mmap threshold off: it shows how much of a peak's
+  # growth after recomputes is the allocator keeping freed tables in its heap.
+  echo "dred-fixed-mmap $index $(MALLOC_MMAP_THRESHOLD_=131072 ./target/release/peak_memory dred "$index" "${DRED_SOAK:-20}")" >> "$out/memory.txt"
 done
 
 for program in full query; do
