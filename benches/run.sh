@@ -22,7 +22,7 @@ cargo build --release -p dred-benches --bins
 workloads=$(./target/release/report --count-workloads)
 : > "$out/memory.txt"
 for index in $(seq 0 $((workloads - 1))); do
-  for engine in dred ascent crepe datafrog differential; do
+  for engine in baseline dred ascent crepe datafrog differential; do
     echo "$engine $index $(./target/release/peak_memory "$engine" "$index" "${DRED_SOAK:-20}")" >> "$out/memory.txt"
   done
   # The same soak with glibc's dynamic mmap threshold off: it shows how much of a peak's

@@ -37,6 +37,12 @@ fn main() {
             soak_kib = Some(peak_kib());
             std::hint::black_box(program.derived_len());
         }
+        // The process with the workload's inputs generated and no engine run: what every
+        // engine's peak includes.
+        "baseline" => {
+            std::hint::black_box(workload);
+            scratch_kib = peak_kib();
+        }
         "ascent" => {
             std::hint::black_box(ascent_scratch(workload));
             scratch_kib = peak_kib();

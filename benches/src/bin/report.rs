@@ -138,6 +138,23 @@ fn main() {
     let peers = ["ascent", "crepe", "datafrog"];
 
     let _ = writeln!(out, "## From scratch\n");
+    let baselines: Vec<u64> = (0..workloads().len())
+        .filter_map(|index| {
+            memory
+                .get(&("baseline".to_string(), index))?
+                .first()
+                .copied()
+        })
+        .collect();
+    if let (Some(low), Some(high)) = (baselines.iter().min(), baselines.iter().max()) {
+        let _ = writeln!(
+            out,
+            "Every peak includes the process itself: with a workload's inputs generated and \
+             no engine run, it peaks at {}–{} MiB.\n",
+            mib(*low),
+            mib(*high)
+        );
+    }
     let _ = writeln!(
         out,
         "| workload | derived facts | dred | ascent | crepe | datafrog | differential | dred / fastest peer | peak MiB dred / ascent / crepe / datafrog / differential |"
