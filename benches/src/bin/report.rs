@@ -130,10 +130,11 @@ fn main() {
         |name: &str, default: &str| std::env::var(name).unwrap_or_else(|_| default.into());
     let _ = writeln!(
         out,
-        "Settings of this run: differential-dataflow batch sizes `{}`, repetitions {}; dred memory soak {} batch pairs.\n",
+        "Settings of this run: differential-dataflow batch sizes `{}`, repetitions {}; dred memory soak {} batch pairs; guard pairs {}.\n",
         setting("DRED_DD_SIZES", "the suite's"),
         setting("DRED_DD_REPS", "11"),
-        setting("DRED_SOAK", "20")
+        setting("DRED_SOAK", "20"),
+        setting("DRED_GUARD_PAIRS", "5")
     );
     let peers = ["ascent", "crepe", "datafrog"];
 
@@ -147,12 +148,16 @@ fn main() {
         })
         .collect();
     if let (Some(low), Some(high)) = (baselines.iter().min(), baselines.iter().max()) {
+        let (low, high) = (mib(*low), mib(*high));
+        let range = if low == high {
+            low
+        } else {
+            format!("{low}–{high}")
+        };
         let _ = writeln!(
             out,
             "Every peak includes the process itself: with a workload's inputs generated and \
-             no engine run, it peaks at {}–{} MiB.\n",
-            mib(*low),
-            mib(*high)
+             no engine run, it peaks at {range} MiB.\n"
         );
     }
     let _ = writeln!(
@@ -317,6 +322,7 @@ fn main() {
             );
         }
     }
+    guard_section(&mut out);
     let _ = writeln!(out, "\n## Re-insertions and mixed batches\n");
     let _ = writeln!(
         out,
@@ -370,6 +376,53 @@ fn main() {
     }
     query_section(&mut out, &median, &memory);
     print!("{out}");
+}
+
+/// The recompute guard's bound from `target/dred-bench/guard.jsonl` (`src/bin/guard.rs`).
+fn guard_section(out: &mut String) {
+    let Ok(text) = std::fs::read_to_string("target/dred-bench/guard.jsonl") else {
+        return;
+    };
+    let rows: Vec<serde_json::Value> = text
+        .lines()
+        .filter_map(|line| serde_json::from_str(line).ok())
+        .collect();
+    let Some(pairs) = rows.first().and_then(|r| r["pairs"].as_u64()) else {
+        return;
+    };
+    let _ = writeln!(out, "\n## The recompute guard, in pairs\n");
+    let _ = writeln!(
+        out,
+        "{pairs} pairs per row of `Strategy::Auto` and `Strategy::Recompute` on the same \
+         deletion batch, back to back, each on a fresh clone of the materialization (which \
+         runs first alternates; `benches/src/bin/guard.rs`, `DRED_GUARD_PAIRS`). The bound is \
+         Auto ≤ 1.2× a recompute. Rows where both recomputed outright (a large net deletion) \
+         show what two measurements of the same work differ by on this machine.\n"
+    );
+    let _ = writeln!(
+        out,
+        "| workload | k | Auto recomputed | auto | recompute | auto ÷ recompute, median of pairs | worst pair |"
+    );
+    let _ = writeln!(out, "|---|---:|---:|---:|---:|---:|---:|");
+    for row in &rows {
+        let time = |key: &str| row[key].as_f64().map_or_else(|| "–".into(), seconds);
+        let ratio = |key: &str| {
+            row[key]
+                .as_f64()
+                .map_or_else(|| "–".into(), |r| format!("{r:.2}×"))
+        };
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} of {pairs} | {} | {} | {} | {} |",
+            row["workload"].as_str().unwrap_or_default(),
+            row["k"],
+            row["auto_recomputed"],
+            time("auto_s"),
+            time("recompute_s"),
+            ratio("ratio"),
+            ratio("worst_ratio"),
+        );
+    }
 }
 
 /// Magic sets: one bound query against the whole relation, on a forest where the query

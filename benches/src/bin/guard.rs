@@ -1,0 +1,66 @@
+//! The recompute guard's bound, measured in pairs: for every workload and deletion size,
+//! `DRED_GUARD_PAIRS` (default 5) pairs of `Strategy::Auto` and `Strategy::Recompute` on
+//! the same batch, each on a fresh clone of the materialization, back to back (which runs
+//! first alternates). On a shared machine one program's time moves by a third within
+//! seconds, so the bound (Auto ≤ 1.2× a recompute) is read from the pairs' ratios, not from
+//! medians taken minutes apart. Prints one JSON object per line.
+
+use std::time::{Duration, Instant};
+
+use dred::Strategy;
+use dred_benches::engines::DredProgram;
+use dred_benches::{update_facts, workloads, UPDATE_SIZES};
+
+fn timed(
+    base: &DredProgram,
+    deletions: &dred_benches::Changes,
+    strategy: Strategy,
+) -> (Duration, Strategy) {
+    let mut program = base.clone();
+    let started = Instant::now();
+    let counts = program.update_using(deletions, &[], strategy);
+    let elapsed = started.elapsed();
+    drop(program);
+    (elapsed, counts.strategy)
+}
+
+fn median<T: Copy + PartialOrd>(mut samples: Vec<T>) -> T {
+    samples.sort_by(|a, b| a.partial_cmp(b).expect("no NaN"));
+    samples[samples.len() / 2]
+}
+
+fn main() {
+    let pairs: usize = std::env::var("DRED_GUARD_PAIRS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(5);
+    for workload in workloads() {
+        let base = DredProgram::materialize(&workload);
+        for k in UPDATE_SIZES {
+            let (deletions, _) = update_facts(&workload, k, 7);
+            let (mut autos, mut recomputes, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
+            let mut recomputed = 0;
+            for pair in 0..pairs {
+                let (auto, recompute) = if pair % 2 == 0 {
+                    let auto = timed(&base, &deletions, Strategy::Auto);
+                    (auto, timed(&base, &deletions, Strategy::Recompute).0)
+                } else {
+                    let recompute = timed(&base, &deletions, Strategy::Recompute).0;
+                    (timed(&base, &deletions, Strategy::Auto), recompute)
+                };
+                recomputed += usize::from(auto.1 == Strategy::Recompute);
+                autos.push(auto.0.as_secs_f64());
+                recomputes.push(recompute.as_secs_f64());
+                ratios.push(auto.0.as_secs_f64() / recompute.as_secs_f64());
+            }
+            let worst = ratios.iter().copied().fold(0.0, f64::max);
+            println!(
+                "{{\"workload\": {:?}, \"k\": {k}, \"pairs\": {pairs}, \"auto_recomputed\": {recomputed}, \"auto_s\": {}, \"recompute_s\": {}, \"ratio\": {}, \"worst_ratio\": {worst}}}",
+                workload.name,
+                median(autos),
+                median(recomputes),
+                median(ratios)
+            );
+        }
+    }
+}
