@@ -163,24 +163,35 @@
 //!   rows they visit and consult the guard every few thousand rows, inside a round; once
 //!   an update has taken a sixth of the time the fastest materialization seen took
 //!   (scaled to today's size; a fifth of its rows if it took under 2 ms), the joins stop
-//!   where they are and it recomputes, so that no update costs much more than 1.2
-//!   recomputes. The report's `why` says when and why.
+//!   where they are and it recomputes. An update that gives up thus costs about a sixth
+//!   more than a recompute of the model it started from; more when that estimate rests on
+//!   one slow timing, or when the update takes away much of the model, so that the
+//!   recompute after it is cheaper than the estimate (the suite's back-to-back pairs in
+//!   `BENCHMARKS.md` measure it). The report's `why` says when and why.
 //!
 //! When each wins, on this repository's benchmark suite (`BENCHMARKS.md`, one run):
 //! alternative proofs win wherever facts have several derivations. Deleting one edge of a
 //! linear closure over a 3,000-node random graph with a giant component, DRed over-deletes
-//! 5.77 million facts to withdraw 4,845 (7.8 s); alternative proofs check 25,208 facts,
-//! raise 16,842 and withdraw 5,800 (29 ms; with [`Strategy::Auto`] 30 ms: 33× faster than
-//! the fastest peer's recompute, 9× faster than differential-dataflow's update). In
-//! Andersen's analysis one deletion costs DRed 322,586 over-deleted facts (4.1 s) and
-//! alternative proofs 235 checks (0.15 ms). Where nearly everything over-deleted is really
+//! 5.77 million facts to withdraw 4,845 (8.2 s); alternative proofs check 25,208 facts,
+//! raise 16,842 and withdraw 5,800 (21 ms; with [`Strategy::Auto`] 39 ms: 25× faster than
+//! the fastest peer's recompute, 7× faster than differential-dataflow's update). In
+//! Andersen's analysis one deletion costs DRed 322,586 over-deleted facts (3.5 s) and
+//! alternative proofs 235 checks (0.09 ms). Where nearly everything over-deleted is really
 //! gone (same-generation on a tree) they check about as many facts as DRed over-deletes and
-//! are still 2.0× faster. On a cycle with chords, where one edge takes 22,747 facts and
-//! lengthens the shortest derivation of many more, they are 7× faster than DRed and 1.3×
+//! are still 3.1× faster. On a cycle with chords, where one edge takes 22,747 facts and
+//! lengthens the shortest derivation of many more, they are 12× faster than DRed and 1.5×
 //! faster than the fastest peer's recompute, yet close enough to a recompute's cost that
 //! [`Strategy::Auto`]'s guard gives up on them. Neither incremental strategy suits batches
 //! that delete a large share of the input or reach most of the closure: there a recompute
 //! wins, which is what [`Strategy::Auto`] and its guard are for.
+//!
+//! A recompute drops the old relations before it builds the new ones, so it needs the
+//! memory of one materialization. With glibc's allocator the resident set can still grow
+//! after recomputes (by a third on the suite's cycle): glibc raises its mmap threshold when
+//! a large block is freed, so the new tables grow in its heap, which keeps the smaller
+//! tables they outgrow. Setting `MALLOC_MMAP_THRESHOLD_` (to `131072`, say) or choosing
+//! another global allocator avoids it (1.04× on the cycle; `BENCHMARKS.md`, "Memory while
+//! updating").
 //!
 //! ```
 //! use dred::{Batch, Strategy, Trace};
