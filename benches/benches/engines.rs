@@ -1,9 +1,9 @@
 //! The suite: from-scratch materialization for every engine, and dred's update latency for
 //! deletions, re-insertions and mixed batches of 1, 10, 100 and 1000 input facts, with
-//! each maintenance strategy (DRed only at the sizes of `update_sizes`), and dred's
-//! recompute of each deletion batch (the guard's yardstick).
+//! each maintenance strategy (DRed only at the sizes of `update_sizes`).
 //! differential-dataflow's update latency is measured by `src/bin/differential.rs`
-//! (its from-scratch build would otherwise be repeated for every criterion sample).
+//! (its from-scratch build would otherwise be repeated for every criterion sample), and the
+//! recompute guard's bound by `src/bin/guard.rs` (pairs, not medians minutes apart).
 //!
 //! Run the whole suite and regenerate BENCHMARKS.md with `bash benches/run.sh`.
 
@@ -80,19 +80,6 @@ fn updates(c: &mut Criterion) {
                     )
                 });
             }
-            // dred's own recompute of the same batch, measured next to Auto's so that the
-            // guard's bound (Auto ≤ 1.2× a recompute) compares two runs of one moment: on a
-            // shared machine the from-scratch rows, measured minutes apart, can differ by 2×.
-            group.bench_function(format!("recompute/delete-{k}"), |b| {
-                b.iter_batched(
-                    || base.clone(),
-                    |mut p| {
-                        p.update_using(&deletions, &[], Strategy::Recompute);
-                        p
-                    },
-                    BatchSize::PerIteration,
-                )
-            });
             // Insertion is the same semi-naive phase under every strategy.
             let mut deleted = base.clone();
             deleted.update_using(&deletions, &[], Strategy::AltProof);
