@@ -252,3 +252,22 @@ pub fn forest(components: u32, n: u32, e: usize, seed: u64) -> Facts {
 pub fn query_forest() -> Facts {
     forest(40, 60, 90, 11)
 }
+
+/// The value of environment variable `name`, or `default` when it is unset or unparsable:
+/// how the suite's binaries read their settings (`DRED_DD_REPS`, `DRED_GUARD_PAIRS`, …).
+pub fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// The median of `samples` (the upper one of an even count).
+///
+/// ```
+/// assert_eq!(dred_benches::median(vec![3.0, 1.0, 2.0]), 2.0);
+/// ```
+pub fn median<T: PartialOrd>(mut samples: Vec<T>) -> T {
+    samples.sort_by(|a, b| a.partial_cmp(b).expect("comparable samples"));
+    samples.swap_remove(samples.len() / 2)
+}

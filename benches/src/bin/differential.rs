@@ -6,19 +6,7 @@
 use std::time::Duration;
 
 use dred_benches::engines::differential_session;
-use dred_benches::{update_facts, update_sizes, workloads};
-
-fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
-fn median(mut samples: Vec<Duration>) -> Duration {
-    samples.sort();
-    samples[samples.len() / 2]
-}
+use dred_benches::{env_or, median, update_facts, update_sizes, workloads};
 
 fn main() {
     let only: Option<String> = std::env::args().nth(1);

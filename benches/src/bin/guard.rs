@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use dred::Strategy;
 use dred_benches::engines::DredProgram;
-use dred_benches::{update_facts, workloads, UPDATE_SIZES};
+use dred_benches::{env_or, median, update_facts, workloads, UPDATE_SIZES};
 
 fn timed(
     base: &DredProgram,
@@ -24,16 +24,8 @@ fn timed(
     (elapsed, counts.strategy)
 }
 
-fn median<T: Copy + PartialOrd>(mut samples: Vec<T>) -> T {
-    samples.sort_by(|a, b| a.partial_cmp(b).expect("no NaN"));
-    samples[samples.len() / 2]
-}
-
 fn main() {
-    let pairs: usize = std::env::var("DRED_GUARD_PAIRS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(5);
+    let pairs: usize = env_or("DRED_GUARD_PAIRS", 5);
     for workload in workloads() {
         let base = DredProgram::materialize(&workload);
         for k in UPDATE_SIZES {
