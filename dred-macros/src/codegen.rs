@@ -385,35 +385,80 @@ impl<'a> Context<'a> {
                 .filter(|(_, r)| !r.input)
                 .map(|(r, relation)| {
                     let name = &relation.name;
-                    let checks = self.rule_fns_of(r, "support_rule");
                     let fact_enum = &self.fact_enum;
+                    // The first rule whose check walks a derived bucket first orders the
+                    // candidates by that bucket, so that checks sharing it run together.
+                    let rules: Vec<_> = self.rules_of(r).collect();
+                    let sorter = rules.iter().find_map(|&(i, rule)| {
+                        self.stamped_first(rule, &self.plan.rules[i].derive)
+                            .map(|(index, _)| (i, rule, index))
+                    });
+                    let checks = rules.iter().map(|&(i, rule)| {
+                        let check = format_ident!("support_rule_{}", i);
+                        let first = match (self.stamped_first(rule, &self.plan.rules[i].derive), sorter) {
+                            (Some(_), Some((sorting, ..))) if sorting == i => quote!(, first),
+                            (Some(_), _) => quote!(, ::core::option::Option::None),
+                            (None, _) => quote!(),
+                        };
+                        quote!(self.#check(head, bound, work #first))
+                    });
+                    let check_head = quote! {
+                        if work.exhausted() {
+                            return (unsupported, levels);
+                        }
+                        let bound = self.#name.stamp(head).unwrap_or(0);
+                        let mut lowest = u64::MAX;
+                        #(
+                            if lowest > u64::from(bound) {
+                                lowest = lowest.min(#checks);
+                            }
+                        )*
+                        if lowest <= u64::from(bound) {
+                            continue;
+                        }
+                        match #rt::Stamp::try_from(lowest) {
+                            ::std::result::Result::Ok(level) if level < #rt::Stamp::MAX => {
+                                levels.push((#fact_enum::#name(::std::clone::Clone::clone(head)), level));
+                            }
+                            _ => {
+                                unsupported.#name.insert(::std::clone::Clone::clone(head));
+                            }
+                        }
+                    };
+                    let walk = match sorter {
+                        None => quote! {
+                            for head in &candidates.#name {
+                                #check_head
+                            }
+                        },
+                        Some((i, rule, index)) => {
+                            let first_key = format_ident!("first_key_rule_{}", i);
+                            let bucket_relation = &self.relation(rule.body[self.plan.rules[i].derive.steps[0].atom].relation).name;
+                            quote! {
+                                let mut heads: ::std::vec::Vec<(u64, _)> = candidates.#name.iter().map(|head| (self.#first_key(head), head)).collect();
+                                heads.sort_unstable_by_key(|&(key, _)| key);
+                                let mut bucket = #rt::StampedBucket::default();
+                                for at in 0..heads.len() {
+                                    let (key, head) = heads[at];
+                                    // A bucket only one check walks costs less to probe
+                                    // than to copy with its stamps.
+                                    let shared = (at > 0 && heads[at - 1].0 == key)
+                                        || heads.get(at + 1).is_some_and(|&(next, _)| next == key);
+                                    let first = if shared {
+                                        ::core::option::Option::Some(bucket.get(&self.#bucket_relation, #index, key))
+                                    } else {
+                                        ::core::option::Option::None
+                                    };
+                                    #check_head
+                                }
+                            }
+                        }
+                    };
                     quote! {
                         // Sized for the worst case (every candidate unsupported), so that
                         // a large round never grows the set step by step.
                         unsupported.#name.reserve(candidates.#name.len());
-                        for head in &candidates.#name {
-                            if work.exhausted() {
-                                return (unsupported, levels);
-                            }
-                            let bound = self.#name.stamp(head).unwrap_or(0);
-                            let mut lowest = u64::MAX;
-                            #(
-                                if lowest > u64::from(bound) {
-                                    lowest = lowest.min(self.#checks(head, bound, work));
-                                }
-                            )*
-                            if lowest <= u64::from(bound) {
-                                continue;
-                            }
-                            match #rt::Stamp::try_from(lowest) {
-                                ::std::result::Result::Ok(level) if level < #rt::Stamp::MAX => {
-                                    levels.push((#fact_enum::#name(::std::clone::Clone::clone(head)), level));
-                                }
-                                _ => {
-                                    unsupported.#name.insert(::std::clone::Clone::clone(head));
-                                }
-                            }
-                        }
+                        #walk
                     }
                 });
         let rule_fns = self
@@ -544,13 +589,18 @@ impl<'a> Context<'a> {
     /// The names (`{kind}_{i}`) of one per-rule function for every rule whose head is
     /// relation `relation`.
     fn rule_fns_of(&self, relation: usize, kind: &str) -> Vec<Ident> {
+        self.rules_of(relation)
+            .map(|(i, _)| format_ident!("{}_{}", kind, i))
+            .collect()
+    }
+
+    /// The rules deriving `relation`, with their positions.
+    fn rules_of(&self, relation: usize) -> impl Iterator<Item = (usize, &ir::Rule)> {
         self.program
             .rules
             .iter()
             .enumerate()
-            .filter(|(_, rule)| rule.head.relation == relation)
-            .map(|(i, _)| format_ident!("{}_{}", kind, i))
-            .collect()
+            .filter(move |(_, rule)| rule.head.relation == relation)
     }
 
     fn rule_info(&self, rule: &ir::Rule) -> TokenStream {
@@ -636,6 +686,25 @@ impl<'a> Context<'a> {
         };
         let support = self.join_code(rule, &plan.derive, 0, &level_found, Mode::Supports);
 
+        let (first_param, first_key) = match self.stamped_first(rule, &plan.derive) {
+            Some((_, row_ty)) => {
+                let first_key = format_ident!("first_key_rule_{}", index);
+                let head_match_key = self.head_match(rule, &quote!(0));
+                let key_hash = self.key_hash(rule, &plan.derive.steps[0]);
+                (
+                    quote!(, first: ::core::option::Option<&[(&#row_ty, #rt::Stamp)]>),
+                    quote! {
+                        /// The key hash of the bucket this rule's support check walks first.
+                        #[inline]
+                        fn #first_key(&self, head: &#head_ty) -> u64 {
+                            #head_match_key
+                            #key_hash
+                        }
+                    },
+                )
+            }
+            None => (quote!(), quote!()),
+        };
         let instances = format_ident!("instances_rule_{}", index);
         let fact_enum = &self.fact_enum;
         let body_facts = (0..rule.body.len()).map(|position| {
@@ -682,13 +751,15 @@ impl<'a> Context<'a> {
             #[doc = #doc]
             #[inline(never)]
             #[allow(unreachable_code, unused_mut, unused_assignments)]
-            fn #supports(&self, head: &#head_ty, bound: #rt::Stamp, work: &mut #rt::Work) -> u64 {
+            fn #supports(&self, head: &#head_ty, bound: #rt::Stamp, work: &mut #rt::Work #first_param) -> u64 {
                 #head_match_level
                 let mut lowest = u64::MAX;
                 let level = 0u64;
                 #support
                 lowest
             }
+
+            #first_key
         }
     }
 
@@ -767,7 +838,6 @@ impl<'a> Context<'a> {
             vec![quote!(self.#relation.live(#row))]
         };
 
-        let rt = &self.rt;
         match &current.access {
             Access::Contains => {
                 let fact = self.construct(atom, &rule.vars);
@@ -789,10 +859,9 @@ impl<'a> Context<'a> {
                 let source = match access {
                     Access::Delta => quote!(delta.#relation.iter()),
                     Access::Scan => quote!(self.#relation.iter()),
-                    Access::Probe { index, key } => {
-                        let key_values =
-                            key.iter().map(|&k| self.key_value(rule, atom, current, k));
-                        quote!(self.#relation.probe(#index, #rt::key_hash(&(#(#key_values,)*))))
+                    Access::Probe { index, .. } => {
+                        let key_hash = self.key_hash(rule, current);
+                        quote!(self.#relation.probe(#index, #key_hash))
                     }
                     Access::Contains => unreachable!(),
                 };
@@ -806,7 +875,7 @@ impl<'a> Context<'a> {
                     Access::Delta => quote!(let cause = admit.cause(&self.#relation, #row);),
                     _ => quote!(),
                 };
-                let binds = current
+                let binds: Vec<TokenStream> = current
                     .columns
                     .iter()
                     .enumerate()
@@ -817,7 +886,8 @@ impl<'a> Context<'a> {
                             Some(quote!(let #var = &#row.#id;))
                         }
                         _ => None,
-                    });
+                    })
+                    .collect();
                 // Work is rows visited: counted per probe, but per row where a support
                 // check may stop early.
                 let matched = with_level(quote!(#(#binds)* #inner));
@@ -831,7 +901,7 @@ impl<'a> Context<'a> {
                         return;
                     }));
                 }
-                quote! {
+                let walk = quote! {
                     let rows = #source;
                     #per_probe
                     for #row in rows {
@@ -840,6 +910,36 @@ impl<'a> Context<'a> {
                             #cause
                             #matched
                         }
+                    }
+                };
+                if !(step == 0 && reads_stamp && matches!(access, Access::Probe { .. })) {
+                    return walk;
+                }
+                // The first bucket of a support check may come with its stamps, youngest
+                // last. The rows older than the head, which alone can support it, come
+                // first, youngest first (a support of a closure's fact splits it in two
+                // halves about as old as each other, so its first half is among the
+                // youngest that qualify); then the rest, oldest first, until a row's level
+                // reaches the lowest found (no earlier row's did: theirs are at most
+                // `bound`, and `lowest` is above it).
+                quote! {
+                    match first {
+                        ::core::option::Option::Some(rows) => {
+                            let older = rows.partition_point(|&(_, stamp)| stamp < bound);
+                            let (could_support, too_young) = rows.split_at(older);
+                            for &(#row, stamp) in could_support.iter().rev().chain(too_young) {
+                                work.visit(1);
+                                let level = level.max(u64::from(stamp) + 1);
+                                if level >= lowest {
+                                    break;
+                                }
+                                if true #(&& #filters)* {
+                                    #(#binds)*
+                                    #inner
+                                }
+                            }
+                        }
+                        ::core::option::Option::None => { #walk }
                     }
                 }
             }
@@ -986,6 +1086,29 @@ impl<'a> Context<'a> {
                 }
             })
             .collect()
+    }
+
+    /// The hash of the key a [`Access::Probe`] step looks up.
+    fn key_hash(&self, rule: &ir::Rule, step: &Step) -> TokenStream {
+        let Access::Probe { key, .. } = &step.access else {
+            unreachable!("a probe step has a key")
+        };
+        let atom = &rule.body[step.atom];
+        let key_values = key.iter().map(|&k| self.key_value(rule, atom, step, k));
+        let rt = &self.rt;
+        quote!(#rt::key_hash(&(#(#key_values,)*)))
+    }
+
+    /// When a head-bound join's first step walks a derived relation's bucket: that
+    /// relation's index and row type. Support checks then share the bucket's stamps (see
+    /// [`dred_runtime::StampedBucket`]).
+    fn stamped_first(&self, rule: &ir::Rule, join: &Join) -> Option<(usize, TokenStream)> {
+        let first = join.steps.first()?;
+        let relation = self.relation(rule.body[first.atom].relation);
+        match first.access {
+            Access::Probe { index, .. } if !relation.input => Some((index, self.ty(relation))),
+            _ => None,
+        }
     }
 
     /// A key column's value as a reference with the column's own type (so it hashes as the

@@ -26,6 +26,8 @@ pub use program::{
     Admit, AtomInfo, Bookkeeping, Fact, FactSets, HasRelation, InputFact, Program, Record,
     RelationInfo, RuleInfo, TermInfo, Work,
 };
-pub use relation::{key_hash, key_runs, FactSet, KeyRuns, Relation, Stamp, Tuple, UNSTAMPED};
+pub use relation::{
+    key_hash, key_runs, FactSet, KeyRuns, Relation, Stamp, StampedBucket, Tuple, UNSTAMPED,
+};
 pub use report::{Phase, Round, Trace, UpdateReport, Witness};
 pub use text::{GroundFact, TextError};

@@ -143,6 +143,58 @@ impl<'s, K: PartialEq, V> Iterator for KeyRuns<'s, K, V> {
     }
 }
 
+/// One index bucket's held facts with their stamps, youngest last: what consecutive
+/// support checks share when they walk the same bucket first (the candidates `R(x, z)` of
+/// non-linear closure, sorted by `x`, all walk `R(x, _)`). Its stamps are looked up once
+/// for the run rather than once per check, and a check stops at the first row too young
+/// to beat the level it has already found.
+///
+/// ```
+/// use dred_runtime::{key_hash, Relation, StampedBucket};
+/// let mut edges: Relation<(u32, u32)> = Relation::with_indexes(&[|e| key_hash(&(&e.0,))]);
+/// edges.insert((1, 3), 5);
+/// edges.insert((1, 2), 2);
+/// let mut bucket = StampedBucket::default();
+/// let rows = bucket.get(&edges, 0, key_hash(&(&1u32,)));
+/// assert_eq!(rows, [(&(1, 2), 2), (&(1, 3), 5)]);
+/// ```
+pub struct StampedBucket<'a, T> {
+    key_hash: Option<u64>,
+    rows: Vec<(&'a T, Stamp)>,
+}
+
+impl<T> Default for StampedBucket<'_, T> {
+    fn default() -> Self {
+        StampedBucket {
+            key_hash: None,
+            rows: Vec::new(),
+        }
+    }
+}
+
+impl<'a, T: Tuple> StampedBucket<'a, T> {
+    /// The held facts of bucket `key_hash` of `relation`'s index `index`, with their
+    /// stamps, youngest last. Valid while `relation` does not change.
+    pub fn get(
+        &mut self,
+        relation: &'a Relation<T>,
+        index: usize,
+        key_hash: u64,
+    ) -> &[(&'a T, Stamp)] {
+        if self.key_hash != Some(key_hash) {
+            self.key_hash = Some(key_hash);
+            self.rows.clear();
+            let rows = relation.probe(index, key_hash);
+            self.rows.extend(
+                rows.iter()
+                    .filter_map(|row| Some((row, relation.stamp(row)?))),
+            );
+            self.rows.sort_unstable_by_key(|&(_, stamp)| stamp);
+        }
+        &self.rows
+    }
+}
+
 /// Passes an already computed `u64` key hash through unchanged.
 #[derive(Default, Clone, Copy)]
 struct PrehashedKey(u64);
