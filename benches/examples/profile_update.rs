@@ -1,5 +1,12 @@
 //! Repeats one update on one workload, for profilers: `profile_update <workload index>
-//! <dred|altproof|auto> <k> <repetitions>`.
+//! <dred|altproof|auto> <k> <repetitions>`. Prints the mean, fastest and median update.
+//!
+//! With `PERF_CTL` naming perf's control FIFO, only the updates are profiled, not the
+//! materialization and the clones around them:
+//! `mkfifo ctl; PERF_CTL=ctl perf record -g --control=fifo:ctl -D -1 profile_update 1 altproof 1 30`.
+use std::io::Write;
+use std::time::{Duration, Instant};
+
 use dred::Strategy;
 
 fn main() {
@@ -14,13 +21,34 @@ fn main() {
     let reps: usize = args[4].parse().unwrap();
     let base = dred_benches::engines::DredProgram::materialize(w);
     let (deletions, _) = dred_benches::update_facts(w, k, 7);
-    let mut total = std::time::Duration::ZERO;
+    let mut profiler = std::env::var("PERF_CTL").ok().map(|fifo| {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(fifo)
+            .expect("PERF_CTL names perf's control FIFO")
+    });
+    let mut tell = |command: &str| {
+        if let Some(fifo) = &mut profiler {
+            fifo.write_all(command.as_bytes())
+                .expect("perf reads its FIFO");
+        }
+    };
+    let mut times: Vec<Duration> = Vec::new();
     for _ in 0..reps {
         let mut p = base.clone();
-        let started = std::time::Instant::now();
+        tell("enable\n");
+        let started = Instant::now();
         let counts = p.update_using(&deletions, &[], strategy);
-        total += started.elapsed();
+        times.push(started.elapsed());
+        tell("disable\n");
         std::hint::black_box(counts);
     }
-    println!("{} {:?} per update", w.name, total / reps as u32);
+    let mean = times.iter().sum::<Duration>() / reps as u32;
+    times.sort();
+    println!(
+        "{} {mean:?} per update, fastest {:?}, median {:?}",
+        w.name,
+        times[0],
+        times[times.len() / 2]
+    );
 }

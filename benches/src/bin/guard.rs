@@ -3,7 +3,8 @@
 //! the same batch, each on a fresh clone of the materialization, back to back (which runs
 //! first alternates). On a shared machine one program's time moves by a third within
 //! seconds, so the bound (Auto ≤ 1.2× a recompute) is read from the pairs' ratios, not from
-//! medians taken minutes apart. Prints one JSON object per line.
+//! medians taken minutes apart. Prints one JSON object per line. `DRED_GUARD_WORKLOAD`
+//! (a part of a workload's name) measures only the workloads it names.
 
 use std::time::{Duration, Instant};
 
@@ -26,7 +27,8 @@ fn timed(
 
 fn main() {
     let pairs: usize = env_or("DRED_GUARD_PAIRS", 5);
-    for workload in workloads() {
+    let only: String = env_or("DRED_GUARD_WORKLOAD", String::new());
+    for workload in workloads().into_iter().filter(|w| w.name.contains(&only)) {
         let base = DredProgram::materialize(&workload);
         for k in UPDATE_SIZES {
             let (deletions, _) = update_facts(&workload, k, 7);
