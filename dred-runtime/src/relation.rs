@@ -159,14 +159,15 @@ impl<'s, K: PartialEq, V> Iterator for KeyRuns<'s, K, V> {
 /// assert_eq!(rows, [(&(1, 2), 2), (&(1, 3), 5)]);
 /// ```
 pub struct StampedBucket<'a, T> {
-    key_hash: Option<u64>,
+    /// The relation, index and key hash of the rows held.
+    source: Option<(&'a Relation<T>, usize, u64)>,
     rows: Vec<(&'a T, Stamp)>,
 }
 
 impl<T> Default for StampedBucket<'_, T> {
     fn default() -> Self {
         StampedBucket {
-            key_hash: None,
+            source: None,
             rows: Vec::new(),
         }
     }
@@ -181,8 +182,11 @@ impl<'a, T: Tuple> StampedBucket<'a, T> {
         index: usize,
         key_hash: u64,
     ) -> &[(&'a T, Stamp)] {
-        if self.key_hash != Some(key_hash) {
-            self.key_hash = Some(key_hash);
+        let held = self.source.is_some_and(|(held, held_index, held_key)| {
+            std::ptr::eq(held, relation) && held_index == index && held_key == key_hash
+        });
+        if !held {
+            self.source = Some((relation, index, key_hash));
             self.rows.clear();
             let rows = relation.probe(index, key_hash);
             self.rows.extend(
