@@ -155,7 +155,10 @@
 //!   whose instances are all younger is kept by raising its stamp above them, once per
 //!   update (as a shortest-path tree re-attaches a node one level down), and checked again
 //!   at its new stamp; its heads are checked too. Only facts with neither propagate;
-//!   rederivation then restores those that still have a proof. Its report prints
+//!   rederivation then restores those that still have a proof. A round's checks run in
+//!   the order of the index bucket they walk first, so that checks walking the same bucket
+//!   (in non-linear closure, the candidates `R(x, z)` of one `x` all walk `R(x, _)`) read
+//!   its stamps once and visit the rows older than the fact first. Its report prints
 //!   `check r` (facts checked), `unsupported r` and `restamp r` lines.
 //! - [`Strategy::Recompute`] rematerializes from the input facts.
 //! - [`Strategy::Auto`] recomputes when the net deletion is more than a twentieth of the
@@ -172,14 +175,14 @@
 //! When each wins, on this repository's benchmark suite (`BENCHMARKS.md`, one run):
 //! alternative proofs win wherever facts have several derivations. Deleting one edge of a
 //! linear closure over a 3,000-node random graph with a giant component, DRed over-deletes
-//! 5.77 million facts to withdraw 4,845 (8.2 s); alternative proofs check 25,208 facts,
-//! raise 16,842 and withdraw 5,800 (21 ms; with [`Strategy::Auto`] 39 ms: 25× faster than
-//! the fastest peer's recompute, 7× faster than differential-dataflow's update). In
-//! Andersen's analysis one deletion costs DRed 322,586 over-deleted facts (3.5 s) and
-//! alternative proofs 235 checks (0.09 ms). Where nearly everything over-deleted is really
+//! 5.77 million facts to withdraw 4,845 (8.8 s); alternative proofs check 25,208 facts,
+//! raise 16,842 and withdraw 5,800 (20 ms; with [`Strategy::Auto`] 29 ms: 39× faster than
+//! the fastest peer's recompute, 11× faster than differential-dataflow's update). In
+//! Andersen's analysis one deletion costs DRed 322,586 over-deleted facts (3.4 s) and
+//! alternative proofs 235 checks (0.10 ms). Where nearly everything over-deleted is really
 //! gone (same-generation on a tree) they check about as many facts as DRed over-deletes and
 //! are still 3.1× faster. On a cycle with chords, where one edge takes 22,747 facts and
-//! lengthens the shortest derivation of many more, they are 12× faster than DRed and 1.5×
+//! lengthens the shortest derivation of many more, they are 16× faster than DRed and 2.0×
 //! faster than the fastest peer's recompute, yet close enough to a recompute's cost that
 //! [`Strategy::Auto`]'s guard gives up on them. Neither incremental strategy suits batches
 //! that delete a large share of the input or reach most of the closure: there a recompute
@@ -187,7 +190,7 @@
 //!
 //! A recompute drops the old relations before it builds the new ones, so it needs the
 //! memory of one materialization. With glibc's allocator the resident set can still grow
-//! after recomputes (by a third on the suite's cycle): glibc raises its mmap threshold when
+//! after recomputes (by a quarter on the suite's cycle): glibc raises its mmap threshold when
 //! a large block is freed, so the new tables grow in its heap, which keeps the smaller
 //! tables they outgrow. Setting `MALLOC_MMAP_THRESHOLD_` (to `131072`, say) or choosing
 //! another global allocator avoids it (1.04× on the cycle; `BENCHMARKS.md`, "Memory while
