@@ -912,7 +912,11 @@ impl<'a> Context<'a> {
                         }
                     }
                 };
-                if !(step == 0 && reads_stamp && matches!(access, Access::Probe { .. })) {
+                // The same test gives the support function its `first` parameter.
+                if !(mode == Mode::Supports
+                    && step == 0
+                    && self.stamped_first(rule, join).is_some())
+                {
                     return walk;
                 }
                 // The first bucket of a support check may come with its stamps, youngest
