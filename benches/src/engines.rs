@@ -156,24 +156,34 @@ impl DredProgram {
             .flat_map(|(name, facts)| facts.iter().map(move |f| (*name, *f)))
             .collect();
         let inserts = &inserts[..];
+        // Counts only, as the peers report nothing: a report of rounds holds every fact twice.
+        let trace = dred::Trace::Counts;
         let program = match workload.rules {
             Rules::TcNonlinear => DredProgram::TcNonlinear(
-                dred_programs::TcNonlinear::materialize(
+                dred_programs::TcNonlinear::materialize_with(
                     batch_of!(none, inserts, { "E" => dred_programs::E }),
+                    trace,
                 )
                 .0,
             ),
             Rules::TcLinear => DredProgram::TcLinear(
-                l::TcLinear::materialize(batch_of!(none, inserts, { "E" => l::E })).0,
+                l::TcLinear::materialize_with(batch_of!(none, inserts, { "E" => l::E }), trace).0,
             ),
             Rules::SameGeneration => DredProgram::SameGeneration(
-                s::SameGeneration::materialize(batch_of!(none, inserts, { "Par" => s::Par })).0,
+                s::SameGeneration::materialize_with(
+                    batch_of!(none, inserts, { "Par" => s::Par }),
+                    trace,
+                )
+                .0,
             ),
             Rules::Andersen => DredProgram::Andersen(
-                a::Andersen::materialize(batch_of!(none, inserts, {
-                    "AddressOf" => a::AddressOf, "Assign" => a::Assign,
-                    "Load" => a::Load, "Store" => a::Store
-                }))
+                a::Andersen::materialize_with(
+                    batch_of!(none, inserts, {
+                        "AddressOf" => a::AddressOf, "Assign" => a::Assign,
+                        "Load" => a::Load, "Store" => a::Store
+                    }),
+                    trace,
+                )
                 .0,
             ),
         };

@@ -1202,6 +1202,13 @@ impl<'a> Context<'a> {
                     #rt::maintain::materialize::<Self>(inputs, #rt::Trace::Rounds)
                 }
 
+                /// [`Self::materialize`], keeping only what `trace` asks for in the report:
+                /// with [`Trace::Counts`](#rt::Trace::Counts), its rounds are counts, not a
+                /// second copy of every fact.
+                pub fn materialize_with(inputs: #rt::Batch<#facts>, trace: #rt::Trace) -> (Self, #rt::UpdateReport<#facts>) {
+                    #rt::maintain::materialize::<Self>(inputs, trace)
+                }
+
                 /// Applies an update batch with DRed: delete first, then insert; reports every
                 /// round of over-deletion, rederivation and insertion.
                 pub fn update(&mut self, batch: #rt::Batch<#facts>) -> #rt::UpdateReport<#facts> {
