@@ -12,6 +12,7 @@
 #![warn(missing_docs)]
 
 pub mod explain;
+mod fact_map;
 pub mod io;
 pub mod maintain;
 pub mod oracle;

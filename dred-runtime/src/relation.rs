@@ -5,6 +5,8 @@ use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hash, Hasher};
 use std::sync::OnceLock;
 
+use crate::fact_map::FactMap;
+
 /// What a column value or a fact must offer to live in a relation.
 ///
 /// Blanket-implemented: any `Clone + Eq + Hash + Ord + Debug` type qualifies.
@@ -236,9 +238,6 @@ struct Index<T> {
 
 type Buckets<T> = HashMap<u64, Vec<T>, BuildHasherDefault<PrehashedKey>>;
 
-/// A relation's held facts with their stamps.
-type FactMap<T> = HashMap<T, Stamp, BuildHasherDefault<FactHasher>>;
-
 impl<T: Tuple> Index<T> {
     /// The buckets of a relation's held and retired facts (what a built index holds), each
     /// allocated at its final size.
@@ -351,7 +350,7 @@ impl<T: Tuple> Relation<T> {
     /// An empty relation with one index per key function (index `i` uses `keys[i]`).
     pub fn with_indexes(keys: &[fn(&T) -> u64]) -> Self {
         Relation {
-            facts: HashMap::default(),
+            facts: FactMap::default(),
             indexes: keys
                 .iter()
                 .map(|&key_of| Index {
