@@ -1,5 +1,5 @@
 //! Repeats one update on one workload, for profilers: `profile_update <workload index>
-//! <dred|altproof|auto> <k> <repetitions>`. Prints the mean, fastest and median update.
+//! <dred|altproof|recompute|auto> <k> <repetitions>`. Prints the mean, fastest and median update.
 //!
 //! With `PERF_CTL` naming perf's control FIFO, only the updates are profiled, not the
 //! materialization and the clones around them:
@@ -15,11 +15,14 @@ fn main() {
     let strategy = match args[2].as_str() {
         "dred" => Strategy::DRed,
         "altproof" => Strategy::AltProof,
+        "recompute" => Strategy::Recompute,
         _ => Strategy::Auto,
     };
     let k: usize = args[3].parse().unwrap();
     let reps: usize = args[4].parse().unwrap();
+    let started = Instant::now();
     let base = dred_benches::engines::DredProgram::materialize(w);
+    let materialized = started.elapsed();
     let (deletions, _) = dred_benches::update_facts(w, k, 7);
     let mut profiler = std::env::var("PERF_CTL").ok().map(|fifo| {
         std::fs::OpenOptions::new()
@@ -46,7 +49,7 @@ fn main() {
     let mean = times.iter().sum::<Duration>() / reps as u32;
     times.sort();
     println!(
-        "{} {mean:?} per update, fastest {:?}, median {:?}",
+        "{} (materialized in {materialized:?}) {mean:?} per update, fastest {:?}, median {:?}",
         w.name,
         times[0],
         times[times.len() / 2]
