@@ -103,9 +103,14 @@
 //!
 //! - the relation structs `Edge` and `Reach`;
 //! - `Graph`, the program: it owns the relations and their indexes.
-//!   `Graph::new()` (constant facts only), `materialize(batch)`, `update(batch)`,
+//!   `Graph::new()` (constant facts only), `materialize(batch)` (its report keeps every
+//!   round's facts), `materialize_with(batch, trace)` (with [`Trace::Counts`], counts only:
+//!   no second copy of the model at the memory peak), `update(batch)`,
 //!   `update_with(batch, trace)`, `relation::<Reach>()` (a [`Relation`]: `iter`, `contains`,
-//!   `len`, `sorted`), `contains(&fact)`, `facts()`, `from_facts_unchecked`, `verify`;
+//!   `len`, `sorted`), `contains(&fact)`, `facts()`, `from_facts_unchecked`, `verify`.
+//!   A relation keeps its facts and their stamps in sixteen hash-map shards, so that
+//!   growing moves one shard at a time and never holds two copies of the whole table; an
+//!   index bucket, built at its exact size, grows by an eighth;
 //! - `GraphFacts`, one [`runtime::FactSet`] per relation (public fields named after the
 //!   relations): the shape of batches, rounds and reports;
 //! - `GraphFact`, an enum over all relations' facts;

@@ -175,6 +175,28 @@ fn a_fact_that_loses_its_older_support_but_keeps_a_proof_rises() {
 }
 
 #[test]
+fn a_counts_only_materialization_keeps_the_model_and_drops_the_rounds_facts() {
+    let edges = || Batch::new().insert_all(SEED_EDGES.map(|(a, b)| E(a, b)));
+    let (full, rounds) = Graph::materialize(edges());
+    let (lean, counts) = Graph::materialize_with(edges(), Trace::Counts);
+    assert_eq!(snapshot(&lean), snapshot(&full));
+    let lens = |phase: &dred::runtime::Phase<GraphFacts>| -> Vec<usize> {
+        phase.rounds.iter().map(|round| round.len).collect()
+    };
+    assert_eq!(lens(&counts.insert), lens(&rounds.insert));
+    assert!(rounds
+        .insert
+        .rounds
+        .iter()
+        .all(|round| round.facts.is_some()));
+    assert!(counts
+        .insert
+        .rounds
+        .iter()
+        .all(|round| round.facts.is_none()));
+}
+
+#[test]
 fn recompute_rebuilds_and_says_so() {
     let mut graph = seed_graph();
     let report = graph.update_using(
