@@ -1,8 +1,8 @@
 //! The `datalog!` macro: a small compiler from a positive Datalog program to typed Rust.
 //!
-//! Stages, one module each: [`syntax`] (tokens → items with spans) → [`check`] (every
-//! mistake, on its token, all at once → [`ir`]) → [`magic`] (each `@query` rewritten into
-//! a demand-driven program of its own) → [`plan`] (join orders and indexes) → [`codegen`]
+//! Stages, one module each: `syntax` (tokens → items with spans) → `check` (every
+//! mistake, on its token, all at once → `ir`) → `magic` (each `@query` rewritten into
+//! a demand-driven program of its own) → `plan` (join orders and indexes) → `codegen`
 //! (structs, program type, join functions), once per program. The generated code calls the
 //! runtime through `::dred::runtime`; see the `dred` crate for the language and the API.
 

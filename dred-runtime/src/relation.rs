@@ -36,7 +36,7 @@ pub fn claims_support(stamp: Stamp) -> bool {
     stamp != UNSTAMPED && stamp != Stamp::MAX
 }
 
-/// The stamp of facts loaded without derivation ([`crate::from_facts_unchecked`]): no
+/// The stamp of facts loaded without derivation ([`crate::maintain::from_facts_unchecked`]): no
 /// claim of support, and older than every derived fact, so every derived fact may count
 /// on it (the clock's first round is 1).
 pub const UNSTAMPED: Stamp = 0;
