@@ -180,26 +180,26 @@
 //! When each wins, on this repository's benchmark suite (`BENCHMARKS.md`, one run):
 //! alternative proofs win wherever facts have several derivations. Deleting one edge of a
 //! linear closure over a 3,000-node random graph with a giant component, DRed over-deletes
-//! 5.77 million facts to withdraw 4,845 (8.8 s); alternative proofs check 25,208 facts,
-//! raise 16,842 and withdraw 5,800 (20 ms; with [`Strategy::Auto`] 29 ms: 39× faster than
-//! the fastest peer's recompute, 11× faster than differential-dataflow's update). In
-//! Andersen's analysis one deletion costs DRed 322,586 over-deleted facts (3.4 s) and
-//! alternative proofs 235 checks (0.10 ms). Where nearly everything over-deleted is really
+//! 5.77 million facts to withdraw 4,845 (7.3 s); alternative proofs check 25,208 facts,
+//! raise 16,842 and withdraw 5,800 (25 ms; with [`Strategy::Auto`] 22 ms: 54× faster than
+//! the fastest peer's recompute, 13× faster than differential-dataflow's update). In
+//! Andersen's analysis one deletion costs DRed 322,586 over-deleted facts (2.6 s) and
+//! alternative proofs 235 checks (0.11 ms). Where nearly everything over-deleted is really
 //! gone (same-generation on a tree) they check about as many facts as DRed over-deletes and
-//! are still 3.1× faster. On a cycle with chords, where one edge takes 22,747 facts and
-//! lengthens the shortest derivation of many more, they are 16× faster than DRed and 2.0×
+//! are still 2.7× faster. On a cycle with chords, where one edge takes 22,747 facts and
+//! lengthens the shortest derivation of many more, they are 17× faster than DRed and 2.2×
 //! faster than the fastest peer's recompute, yet close enough to a recompute's cost that
 //! [`Strategy::Auto`]'s guard gives up on them. Neither incremental strategy suits batches
 //! that delete a large share of the input or reach most of the closure: there a recompute
 //! wins, which is what [`Strategy::Auto`] and its guard are for.
 //!
 //! A recompute drops the old relations before it builds the new ones, so it needs the
-//! memory of one materialization. With glibc's allocator the resident set can still grow
-//! after recomputes (by a quarter on the suite's cycle): glibc raises its mmap threshold when
-//! a large block is freed, so the new tables grow in its heap, which keeps the smaller
-//! tables they outgrow. Setting `MALLOC_MMAP_THRESHOLD_` (to `131072`, say) or choosing
-//! another global allocator avoids it (1.04× on the cycle; `BENCHMARKS.md`, "Memory while
-//! updating").
+//! memory of one materialization. After the suite's 1-fact updates (recomputes included)
+//! the resident set stays within 1.15× of the from-scratch peak (`BENCHMARKS.md`, "Memory
+//! while updating"). Some of that can be glibc's heap (Andersen: 1.13×, 1.02× with
+//! `MALLOC_MMAP_THRESHOLD_=131072`): glibc raises its mmap threshold when a large block is
+//! freed, so tables allocated after a recompute grow in its heap, which keeps the smaller
+//! tables they outgrow. Fixing the threshold or choosing another global allocator avoids it.
 //!
 //! ```
 //! use dred::{Batch, Strategy, Trace};
