@@ -1,8 +1,9 @@
 //! A relation's held facts and their stamps, in shards, so that growing never holds two
 //! copies of the whole table.
 
-use std::collections::hash_map::{Entry, HashMap};
 use std::hash::{BuildHasher, BuildHasherDefault};
+
+use hashbrown::hash_table::{Entry, HashTable};
 
 use crate::relation::{FactHasher, Stamp, Tuple};
 
@@ -18,11 +19,17 @@ const SHARDS: usize = 16;
 /// that facts in one shard still spread over all its slots and tags.
 const SHARD_SHIFT: u32 = 40;
 
-type Shard<T> = HashMap<T, Stamp, BuildHasherDefault<FactHasher>>;
+type Shard<T> = HashTable<(T, Stamp)>;
 
-/// Fact → stamp, split over [`SHARDS`] hash maps by a few bits of the fact's hash.
+#[inline]
+fn hash_of<T: Tuple>(fact: &T) -> u64 {
+    BuildHasherDefault::<FactHasher>::default().hash_one(fact)
+}
+
+/// Fact → stamp, split over [`SHARDS`] hash tables by a few bits of the fact's hash; the
+/// shard's table is given the same hash, so a fact is hashed once per operation.
 ///
-/// Invariant: a fact is only ever in the shard [`FactMap::shard_of`] names.
+/// Invariant: a fact is only ever in the shard its hash names, stored under that hash.
 #[derive(Clone)]
 pub(crate) struct FactMap<T> {
     shards: Box<[Shard<T>]>,
@@ -31,84 +38,93 @@ pub(crate) struct FactMap<T> {
 impl<T: Tuple> Default for FactMap<T> {
     fn default() -> Self {
         FactMap {
-            shards: (0..SHARDS).map(|_| Shard::default()).collect(),
+            shards: (0..SHARDS).map(|_| Shard::new()).collect(),
         }
     }
 }
 
 impl<T: Tuple> FactMap<T> {
     #[inline]
-    fn shard_of(&self, fact: &T) -> usize {
-        let hash = BuildHasherDefault::<FactHasher>::default().hash_one(fact);
-        (hash >> SHARD_SHIFT) as usize % SHARDS
-    }
-
-    #[inline]
-    fn shard(&self, fact: &T) -> &Shard<T> {
-        &self.shards[self.shard_of(fact)]
-    }
-
-    #[inline]
-    fn shard_mut(&mut self, fact: &T) -> &mut Shard<T> {
-        let shard = self.shard_of(fact);
-        &mut self.shards[shard]
+    fn locate(&self, fact: &T) -> (usize, u64) {
+        let hash = hash_of(fact);
+        ((hash >> SHARD_SHIFT) as usize % SHARDS, hash)
     }
 
     #[inline]
     pub fn get(&self, fact: &T) -> Option<&Stamp> {
-        self.shard(fact).get(fact)
+        let (shard, hash) = self.locate(fact);
+        self.shards[shard]
+            .find(hash, |(held, _)| held == fact)
+            .map(|(_, stamp)| stamp)
     }
 
     #[inline]
     pub fn get_mut(&mut self, fact: &T) -> Option<&mut Stamp> {
-        self.shard_mut(fact).get_mut(fact)
+        let (shard, hash) = self.locate(fact);
+        self.shards[shard]
+            .find_mut(hash, |(held, _)| held == fact)
+            .map(|(_, stamp)| stamp)
     }
 
     #[inline]
     pub fn contains_key(&self, fact: &T) -> bool {
-        self.shard(fact).contains_key(fact)
+        self.get(fact).is_some()
     }
 
+    /// Adds `fact` stamped `stamp` unless it is held; `on_new` sees a new fact before it is
+    /// stored. Returns whether it was new.
     #[inline]
-    pub fn entry(&mut self, fact: T) -> Entry<'_, T, Stamp> {
-        self.shard_mut(&fact).entry(fact)
+    pub fn insert_new(&mut self, fact: T, stamp: Stamp, on_new: impl FnOnce(&T)) -> bool {
+        let (shard, hash) = self.locate(&fact);
+        match self.shards[shard].entry(hash, |(held, _)| *held == fact, |(held, _)| hash_of(held)) {
+            Entry::Occupied(_) => false,
+            Entry::Vacant(slot) => {
+                on_new(&fact);
+                slot.insert((fact, stamp));
+                true
+            }
+        }
     }
 
     #[inline]
     pub fn remove(&mut self, fact: &T) -> Option<Stamp> {
-        self.shard_mut(fact).remove(fact)
+        let (shard, hash) = self.locate(fact);
+        let held = self.shards[shard]
+            .find_entry(hash, |(held, _)| held == fact)
+            .ok()?;
+        Some(held.remove().0 .1)
     }
 
     pub fn len(&self) -> usize {
-        self.shards.iter().map(HashMap::len).sum()
+        self.shards.iter().map(HashTable::len).sum()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.shards.iter().all(HashMap::is_empty)
+        self.shards.iter().all(HashTable::is_empty)
     }
 
     pub fn capacity(&self) -> usize {
-        self.shards.iter().map(HashMap::capacity).sum()
+        self.shards.iter().map(HashTable::capacity).sum()
     }
 
     /// Room for `additional` more facts, spread evenly (a shard that gets more grows).
     pub fn reserve(&mut self, additional: usize) {
         let each = additional.div_ceil(SHARDS);
         for shard in self.shards.iter_mut() {
-            shard.reserve(each);
+            shard.reserve(each, |(held, _)| hash_of(held));
         }
     }
 
     pub fn shrink_to_fit(&mut self) {
         for shard in self.shards.iter_mut() {
-            shard.shrink_to_fit();
+            shard.shrink_to_fit(|(held, _)| hash_of(held));
         }
     }
 
     /// The facts, shard by shard.
     pub fn keys(&self) -> Keys<'_, T> {
         let mut shards = self.shards.iter();
-        let current = shards.next().map(HashMap::keys);
+        let current = shards.next().map(HashTable::iter);
         Keys {
             left: self.len(),
             current,
@@ -121,7 +137,7 @@ impl<T: Tuple> FactMap<T> {
 #[derive(Clone)]
 pub(crate) struct Keys<'a, T> {
     left: usize,
-    current: Option<std::collections::hash_map::Keys<'a, T, Stamp>>,
+    current: Option<hashbrown::hash_table::Iter<'a, (T, Stamp)>>,
     shards: std::slice::Iter<'a, Shard<T>>,
 }
 
@@ -131,11 +147,11 @@ impl<'a, T> Iterator for Keys<'a, T> {
     #[inline]
     fn next(&mut self) -> Option<&'a T> {
         loop {
-            if let Some(fact) = self.current.as_mut()?.next() {
+            if let Some((fact, _)) = self.current.as_mut()?.next() {
                 self.left -= 1;
                 return Some(fact);
             }
-            self.current = self.shards.next().map(HashMap::keys);
+            self.current = self.shards.next().map(HashTable::iter);
         }
     }
 
@@ -154,8 +170,9 @@ mod tests {
     fn facts_land_in_one_shard_and_iterate_once() {
         let mut map: FactMap<(u32, u32)> = FactMap::default();
         for a in 0..100u32 {
-            map.entry((a, a + 1)).or_insert(a);
+            assert!(map.insert_new((a, a + 1), a, |_| {}));
         }
+        assert!(!map.insert_new((3, 4), 9, |_| panic!("held")));
         assert_eq!(map.len(), 100);
         assert!(map.shards.iter().filter(|s| !s.is_empty()).count() > 1);
         assert_eq!(map.get(&(7, 8)), Some(&7));

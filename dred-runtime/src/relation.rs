@@ -1,6 +1,5 @@
 //! One relation: a membership set plus the hash indexes its program's join plans asked for.
 
-use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hash, Hasher};
 use std::sync::OnceLock;
@@ -471,18 +470,14 @@ impl<T: Tuple> Relation<T> {
     /// stamp).
     pub fn insert(&mut self, fact: T, stamp: Stamp) -> bool {
         let in_indexes = !self.dead.is_empty() && self.dead.remove(&fact);
-        match self.facts.entry(fact) {
-            Entry::Occupied(_) => false,
-            Entry::Vacant(slot) => {
-                if !in_indexes {
-                    for index in &mut self.indexes {
-                        index.insert(slot.key());
-                    }
+        let indexes = &mut self.indexes;
+        self.facts.insert_new(fact, stamp, |fact| {
+            if !in_indexes {
+                for index in indexes.iter_mut() {
+                    index.insert(fact);
                 }
-                slot.insert(stamp);
-                true
             }
-        }
+        })
     }
 
     /// Adds every fact of `facts` stamped `stamp` (those already present are skipped).
