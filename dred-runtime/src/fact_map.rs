@@ -15,9 +15,10 @@ use crate::relation::{FactHasher, Stamp, Tuple};
 const SHARDS: usize = 16;
 
 /// Which bits of a fact's hash choose its shard: above those a shard's table uses for its
-/// slot (the low bits, up to a table of 2^40 slots) and below its tag (the top seven), so
-/// that facts in one shard still spread over all its slots and tags.
-const SHARD_SHIFT: u32 = 40;
+/// slot (the low bits) and below its tag (the top seven), so that facts in one shard still
+/// spread over all its slots and tags; and among [`FactHasher`]'s well-mixed bits (its
+/// state's high half, rotated: a product's low bits see only its factors' low bits).
+const SHARD_SHIFT: u32 = 52;
 
 type Shard<T> = HashTable<(T, Stamp)>;
 
@@ -92,7 +93,8 @@ impl<T: Tuple> FactMap<T> {
         let held = self.shards[shard]
             .find_entry(hash, |(held, _)| held == fact)
             .ok()?;
-        Some(held.remove().0 .1)
+        let ((_, stamp), _) = held.remove();
+        Some(stamp)
     }
 
     pub fn len(&self) -> usize {
