@@ -108,7 +108,7 @@
 //!   no second copy of the model at the memory peak), `update(batch)`,
 //!   `update_with(batch, trace)`, `relation::<Reach>()` (a [`Relation`]: `iter`, `contains`,
 //!   `len`, `sorted`), `contains(&fact)`, `facts()`, `from_facts_unchecked`, `verify`.
-//!   A relation keeps its facts and their stamps in sixteen hash-map shards, so that
+//!   A relation keeps its facts and their stamps in sixteen hash-table shards, so that
 //!   growing moves one shard at a time and never holds two copies of the whole table; an
 //!   index bucket, built at its exact size, grows by an eighth;
 //! - `GraphFacts`, one [`runtime::FactSet`] per relation (public fields named after the

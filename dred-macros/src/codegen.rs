@@ -1199,7 +1199,7 @@ impl<'a> Context<'a> {
                 /// semi-naive insertion; the report's insertion round 1 is the inputs and the
                 /// program's own facts.
                 pub fn materialize(inputs: #rt::Batch<#facts>) -> (Self, #rt::UpdateReport<#facts>) {
-                    #rt::maintain::materialize::<Self>(inputs, #rt::Trace::Rounds)
+                    Self::materialize_with(inputs, #rt::Trace::Rounds)
                 }
 
                 /// [`Self::materialize`], keeping only what `trace` asks for in the report:
