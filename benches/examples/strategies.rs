@@ -1,6 +1,8 @@
 //! A quick look (best of 3, not a benchmark) at each strategy's 1-fact and k-fact deletion
 //! on every workload, with the counts the report gives. `cargo run --release -p
-//! dred-benches --example strategies [k] [workload index]`.
+//! dred-benches --example strategies [k] [workload index]`. `DRED_STRATEGIES` narrows the
+//! strategies: `alt` (alternative proofs), `fast` (those and Auto), `ar` (those and a
+//! recompute, to compare an update's rows and time with a recompute's).
 use dred::Strategy;
 use dred_benches::engines::DredProgram;
 use std::time::{Duration, Instant};
@@ -23,6 +25,7 @@ fn main() {
         let strategies = match std::env::var("DRED_STRATEGIES").as_deref() {
             Ok("alt") => vec![Strategy::AltProof],
             Ok("fast") => vec![Strategy::AltProof, Strategy::Auto],
+            Ok("ar") => vec![Strategy::AltProof, Strategy::Recompute],
             _ => vec![Strategy::DRed, Strategy::AltProof, Strategy::Auto],
         };
         for strategy in strategies {
