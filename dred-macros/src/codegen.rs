@@ -236,6 +236,9 @@ impl<'a> Context<'a> {
                 fn subtract(&mut self, other: &Self) {
                     #(#rt::program::subtract_sets(&mut self.#names, &other.#names);)*
                 }
+                fn reserve_half_of(&mut self, other: &Self) {
+                    #(self.#names.reserve(other.#names.len() / 2);)*
+                }
                 fn derived_part(&self) -> Self { Self { #(#derived,)* } }
                 fn write_sorted(&self, out: &mut ::std::string::String) {
                     #(#rt::program::write_sorted(out, &self.#sorted);)*

@@ -682,6 +682,11 @@ fn insert_phase<P: Program>(
     let mut delta_witnesses = None;
     loop {
         let mut next = P::Facts::default();
+        // Half the last round's size: consecutive rounds are alike, so the new round's sets
+        // skip most of their doublings (linear chain from scratch: -4.6% instructions); the
+        // last round's whole size would hold oversized tables when rounds shrink, at the
+        // memory peak (non-linear and linear random: +7.5% peak).
+        next.reserve_half_of(&delta);
         program.fire(&delta, Admit::Absent, &mut next, work);
         let next_witnesses = witnesses(program, &next, Some(&delta), false, trace);
         phase.record(delta, trace, delta_witnesses);

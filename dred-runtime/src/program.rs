@@ -104,6 +104,8 @@ pub trait FactSets: Default + Clone + std::fmt::Debug {
     fn union_with(&mut self, other: &Self);
     /// Removes every fact of `other`.
     fn subtract(&mut self, other: &Self);
+    /// Makes room, relation by relation, for half as many more facts as `other` holds.
+    fn reserve_half_of(&mut self, other: &Self);
     /// The facts of derived (non-input) relations only.
     fn derived_part(&self) -> Self;
     /// Appends ` R(a,b)` for each fact, relations by name and facts in order: a trace line's tail.
