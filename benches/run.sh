@@ -3,13 +3,15 @@
 #   bash benches/run.sh
 # Steps (each engine measured on the same inputs in this one run):
 #   1. criterion: from-scratch times of every engine, dred's update latencies;
-#   2. differential-dataflow's from-scratch time and update latencies (its own binary), and
+#   2. differential-dataflow's from-scratch time and update latencies (its own binary), the
+#      peers' recompute after each deletion (ascent and datafrog on the changed inputs), and
 #      the recompute guard's bound in back-to-back pairs of Auto and Recompute;
 #   3. peak memory, one process per engine and workload;
 #   4. the report (BENCHMARKS.md) from the results of 1-3.
 # Shorter runs: DRED_DD_SIZES=1,10 DRED_DD_REPS=3 DRED_SOAK=3 DRED_GUARD_PAIRS=3 bash benches/run.sh
 # (differential-dataflow's batch sizes and repetitions, dred's memory soak, the guard's
-# pairs); the report states the values used.
+# pairs; DRED_RECOMPUTE_REPS sets the peers' recompute repetitions); the report states the
+# values used.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=target/dred-bench
@@ -19,6 +21,7 @@ cargo bench -p dred-benches --bench engines
 cargo bench -p dred-benches --bench query
 cargo build --release -p dred-benches --bins
 ./target/release/differential > "$out/differential.jsonl"
+./target/release/recompute > "$out/recompute.jsonl"
 ./target/release/guard > "$out/guard.jsonl"
 
 workloads=$(./target/release/report --count-workloads)

@@ -1,6 +1,8 @@
 //! Writes BENCHMARKS.md (to stdout) from one run of the suite: criterion's medians
-//! (`target/criterion`), differential-dataflow's session (`target/dred-bench/differential.jsonl`)
-//! and the peak-memory processes (`target/dred-bench/memory.txt`). Run by `benches/run.sh`.
+//! (`target/criterion`), differential-dataflow's session (`target/dred-bench/differential.jsonl`),
+//! the peers' recompute after each deletion (`target/dred-bench/recompute.jsonl`), the
+//! guard's pairs (`target/dred-bench/guard.jsonl`) and the peak-memory processes
+//! (`target/dred-bench/memory.txt`). Run by `benches/run.sh`.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -99,6 +101,28 @@ fn main() {
             }
         }
     }
+    // The peers' recompute after each deletion, by (workload, k): the fastest peer, its
+    // time and the facts it derived (`src/bin/recompute.rs`).
+    let mut recomputes: BTreeMap<(String, u64), (String, f64, u64)> = BTreeMap::new();
+    if let Ok(text) = std::fs::read_to_string("target/dred-bench/recompute.jsonl") {
+        for line in text.lines() {
+            let Ok(value) = serde_json::from_str::<serde_json::Value>(line) else {
+                continue;
+            };
+            let fastest = ["ascent", "datafrog"]
+                .iter()
+                .filter_map(|peer| Some((peer.to_string(), value[format!("{peer}_s")].as_f64()?)))
+                .min_by(|a, b| a.1.total_cmp(&b.1));
+            if let (Some(workload), Some(k), Some((peer, time)), Some(derived)) = (
+                value["workload"].as_str(),
+                value["k"].as_u64(),
+                fastest,
+                value["derived"].as_u64(),
+            ) {
+                recomputes.insert((workload.to_string(), k), (peer, time, derived));
+            }
+        }
+    }
     let mut memory: BTreeMap<(String, usize), Vec<u64>> = BTreeMap::new();
     if let Ok(text) = std::fs::read_to_string("target/dred-bench/memory.txt") {
         for line in text.lines() {
@@ -122,17 +146,19 @@ fn main() {
     let _ = writeln!(
         out,
         "Regenerate with `bash benches/run.sh` (criterion medians; differential-dataflow by \
-         `benches/src/bin/differential.rs`, median of its repetitions; peak memory by one process per \
-         engine and workload). Machine: {}.\n",
+         `benches/src/bin/differential.rs` and the peers' recompute after a change by \
+         `benches/src/bin/recompute.rs`, medians of their repetitions; peak memory by one \
+         process per engine and workload). Machine: {}.\n",
         machine_note()
     );
     let setting =
         |name: &str, default: &str| std::env::var(name).unwrap_or_else(|_| default.into());
     let _ = writeln!(
         out,
-        "Settings of this run: differential-dataflow batch sizes `{}`, repetitions {}; dred memory soak {} batch pairs; guard pairs {}.\n",
+        "Settings of this run: differential-dataflow batch sizes `{}`, repetitions {}; peers' recompute repetitions {}; dred memory soak {} batch pairs; guard pairs {}.\n",
         setting("DRED_DD_SIZES", "the suite's"),
         setting("DRED_DD_REPS", "11"),
+        setting("DRED_RECOMPUTE_REPS", "3"),
         setting("DRED_SOAK", "20"),
         setting("DRED_GUARD_PAIRS", "5")
     );
@@ -209,9 +235,12 @@ fn main() {
     let _ = writeln!(
         out,
         "Each row deletes the same k input facts (chosen at random) from the materialized \
-         workload. A peer's recompute after a change is its from-scratch time on the workload \
-         (the change is at most 1000 input facts); the recompute guard's bound, Auto ≤ \
-         1.2× a recompute, is measured against dred's own recompute in the next section. Counts: D⁻ (the net deletion), the true derived change, what DRed \
+         workload. `fastest recompute` is the faster of ascent and datafrog materializing \
+         from scratch the inputs left after the same deletion (median of \
+         `DRED_RECOMPUTE_REPS`, `benches/src/bin/recompute.rs`; crepe, the slowest from \
+         scratch on every workload, is not run again), with its engine; the recompute \
+         guard's bound, Auto ≤ 1.2× a recompute, is measured against dred's own recompute \
+         in the next section. Counts: D⁻ (the net deletion), the true derived change, what DRed \
          over-deleted and rederived, and what the alternative-proof strategy checked, kept by \
          raising its stamp, found unsupported and rederived. `auto` names the strategy it chose (`alt` or \
          `recompute`) in one run outside the measurement: near its guard's time budget the \
@@ -230,10 +259,6 @@ fn main() {
     let mut mixed_rows = String::new();
     for workload in workloads() {
         let group = format!("update/{}", workload.name);
-        let fastest = peers
-            .iter()
-            .filter_map(|p| median(&format!("scratch/{}", workload.name), p))
-            .fold(f64::INFINITY, f64::min);
         let base = DredProgram::materialize(&workload);
         let dred_sizes = update_sizes(&workload);
         for k in UPDATE_SIZES {
@@ -283,6 +308,19 @@ fn main() {
             let dd = differential
                 .get(&workload.name)
                 .and_then(|v| v["delete_s"][k.to_string()].as_f64());
+            let recompute = recomputes.get(&(workload.name.clone(), k as u64));
+            if let Some((_, _, derived)) = recompute {
+                assert_eq!(
+                    *derived, after as u64,
+                    "the peers' recompute and dred's update disagree on {} after deleting {k}",
+                    workload.name
+                );
+            }
+            let fastest = recompute.map(|(_, time, _)| *time);
+            let fastest_cell = recompute.map_or_else(
+                || "–".into(),
+                |(peer, time, _)| format!("{} ({peer})", seconds(*time)),
+            );
             let ratio = |num: Option<f64>, den: Option<f64>| match (num, den) {
                 (Some(n), Some(d)) if n.is_finite() && d > 0.0 => format!("{:.2}×", n / d),
                 _ => "–".into(),
@@ -300,9 +338,9 @@ fn main() {
                 cell(measured("altproof", "delete")),
                 cell(auto_time),
                 cell(dd),
-                cell(Some(fastest)),
-                ratio(auto_time, Some(fastest)),
-                ratio(Some(fastest), auto_time),
+                fastest_cell,
+                ratio(auto_time, fastest),
+                ratio(fastest, auto_time),
                 ratio(dd, auto_time),
             );
             let _ = writeln!(
