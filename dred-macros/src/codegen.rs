@@ -256,8 +256,8 @@ impl<'a> Context<'a> {
                 fn contains_fact(&self, fact: &#fact_enum) -> bool {
                     match #empty_deref fact { #(#fact_enum::#names(fact) => self.#names.contains(fact),)* }
                 }
-                fn insert_fact(&mut self, fact: #fact_enum) {
-                    match fact { #(#fact_enum::#names(fact) => { self.#names.insert(fact); })* }
+                fn insert_fact(&mut self, fact: #fact_enum) -> bool {
+                    match fact { #(#fact_enum::#names(fact) => self.#names.insert(fact),)* }
                 }
                 fn insert_text(&mut self, relation: &str, values: &[&str]) -> ::std::result::Result<(), #rt::text::FieldError> {
                     match relation {
@@ -835,7 +835,9 @@ impl<'a> Context<'a> {
                 inner
             }
         };
-        let support_filters = if reads_stamp {
+        // A delta's facts all hold (see `Program::fire`), so only rows read from the
+        // relations may be retired.
+        let support_filters = if reads_stamp || matches!(current.access, Access::Delta) {
             vec![]
         } else {
             vec![quote!(self.#relation.live(#row))]

@@ -481,7 +481,10 @@ fn unsupport_phase<P: Program>(
     let mut rose_twice = P::Facts::default();
     let mut losing = net_delete.clone();
     let mut losing_witnesses = None;
+    // The facts the last round raises: with their new stamps, and as the set the next
+    // round fires from.
     let mut rising: Vec<(Fact<P>, Stamp)> = Vec::new();
+    let mut rose = P::Facts::default();
     let mut highest: Stamp = 0;
     checked.record(P::Facts::default(), trace, None);
     restamped.record(P::Facts::default(), trace, None);
@@ -489,12 +492,11 @@ fn unsupport_phase<P: Program>(
         // Raise first, so that heads are compared at their new stamps: a fact that lost
         // support reaches the heads younger than it, and a risen fact those between its old
         // and new stamps (itself included): they may have counted on it, and can no more.
-        let mut rose_now = P::Facts::default();
         for (fact, stamp) in rising.drain(..) {
             highest = highest.max(stamp);
             program.restamp(&fact, stamp);
-            rose_now.insert_fact(fact);
         }
+        let rose_now = std::mem::take(&mut rose);
         let mut candidates = P::Facts::default();
         program.fire(&losing, Admit::Held, &mut candidates, work);
         program.fire(&rose_now, Admit::Held, &mut candidates, work);
@@ -518,15 +520,13 @@ fn unsupport_phase<P: Program>(
         if work.is_exhausted() {
             return None;
         }
-        let mut rose = P::Facts::default();
         for (fact, level) in levels {
-            if raised.contains_fact(&fact) {
-                rose_twice.insert_fact(fact.clone());
-                next.insert_fact(fact);
-            } else {
-                raised.insert_fact(fact.clone());
+            if raised.insert_fact(fact.clone()) {
                 rose.insert_fact(fact.clone());
                 rising.push((fact, level));
+            } else {
+                rose_twice.insert_fact(fact.clone());
+                next.insert_fact(fact);
             }
         }
         let next_witnesses = candidate_witnesses.map(|all| {
@@ -539,7 +539,7 @@ fn unsupport_phase<P: Program>(
             break;
         }
         checked.record(candidates, trace, None);
-        restamped.record(rose, trace, None);
+        restamped.record_copy(&rose, trace);
         if work.exhausted() {
             return None;
         }

@@ -116,8 +116,8 @@ pub trait FactSets: Default + Clone + std::fmt::Debug {
     fn to_vec(&self) -> Vec<Self::Fact>;
     /// Whether `fact` is in the set.
     fn contains_fact(&self, fact: &Self::Fact) -> bool;
-    /// Adds `fact`.
-    fn insert_fact(&mut self, fact: Self::Fact);
+    /// Adds `fact`; returns whether it was new.
+    fn insert_fact(&mut self, fact: Self::Fact) -> bool;
     /// Adds a fact given untyped: relation name and one text value per column.
     /// Nothing is added on error.
     fn insert_text(&mut self, relation: &str, values: &[&str]) -> Result<(), FieldError>;

@@ -83,6 +83,15 @@ impl<F: FactSets> Phase<F> {
         });
     }
 
+    /// [`Phase::record`] of a copy of `facts`, made only if `trace` keeps facts.
+    pub(crate) fn record_copy(&mut self, facts: &F, trace: Trace) {
+        self.rounds.push(Round {
+            len: facts.len(),
+            facts: (trace != Trace::Counts).then(|| facts.clone()),
+            witnesses: None,
+        });
+    }
+
     /// Total facts over all rounds.
     pub fn total(&self) -> usize {
         self.rounds.iter().map(|r| r.len).sum()
