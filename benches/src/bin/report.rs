@@ -238,9 +238,11 @@ fn main() {
          workload. `fastest recompute` is the faster of ascent and datafrog materializing \
          from scratch the inputs left after the same deletion (median of \
          `DRED_RECOMPUTE_REPS`, `benches/src/bin/recompute.rs`; crepe, the slowest from \
-         scratch on every workload, is not run again), with its engine; the recompute \
-         guard's bound, Auto ≤ 1.2× a recompute, is measured against dred's own recompute \
-         in the next section. Counts: D⁻ (the net deletion), the true derived change, what DRed \
+         scratch on every workload, is not run again), with its engine. An `auto` that \
+         recomputes also frees the old model's tables, which the peers' recompute, starting \
+         from nothing, does not pay: where a deletion leaves little to derive (the \
+         1000-fact rows) that is much of its time. The recompute guard's bound, Auto ≤ 1.2× a \
+         recompute, is measured against dred's own recompute in the next section. Counts: D⁻ (the net deletion), the true derived change, what DRed \
          over-deleted and rederived, and what the alternative-proof strategy checked, kept by \
          raising its stamp, found unsupported and rederived. `auto` names the strategy it chose (`alt` or \
          `recompute`) in one run outside the measurement: near its guard's time budget the \
