@@ -109,9 +109,14 @@ fn main() {
             let Ok(value) = serde_json::from_str::<serde_json::Value>(line) else {
                 continue;
             };
-            let fastest = ["ascent", "datafrog"]
-                .iter()
-                .filter_map(|peer| Some((peer.to_string(), value[format!("{peer}_s")].as_f64()?)))
+            // Each peer's time is a field `<peer>_s`.
+            let fastest = value
+                .as_object()
+                .into_iter()
+                .flatten()
+                .filter_map(|(field, time)| {
+                    Some((field.strip_suffix("_s")?.to_string(), time.as_f64()?))
+                })
                 .min_by(|a, b| a.1.total_cmp(&b.1));
             if let (Some(workload), Some(k), Some((peer, time)), Some(derived)) = (
                 value["workload"].as_str(),
