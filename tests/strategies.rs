@@ -286,6 +286,8 @@ fn auto_stops_past_its_work_budget_and_recomputes() {
     assert_eq!(report.strategy, Strategy::Recompute);
     let why = report.why.as_deref().expect("auto says why");
     assert!(why.starts_with("it passed the guard"), "{why}");
+    // 1 of 199 inputs is a tenth of the way to the twentieth that recomputes outright.
+    assert!(why.ends_with("× 0.90 for the deletion's size)"), "{why}");
     assert!(program.verify().is_ok());
     assert!(!program.contains(&R(0, 99)) && program.contains(&R(0, 49)));
 }
