@@ -222,7 +222,7 @@ impl Guard {
     /// recomputes outright (so its cost does not jump there). The budget is a share of
     /// what a recompute of *today's* model costs, but a give-up is followed by a recompute
     /// of what the deletion leaves, and the larger a deletion, the more it tends to take
-    /// away: deleting 100 of same-generation's 2,047 edges takes away 63% of its facts,
+    /// away: deleting 100 of same-generation's 2,046 edges takes away 63% of its facts,
     /// and with the whole budget an update that gave up cost 1.39× the recompute after it,
     /// tapered 1.03× (median of 5 pairs, `DRED_GUARD_WORKLOAD=same-generation cargo run
     /// --release -p dred-benches --bin guard`; linear chain 1.37× → 1.07×, Andersen
