@@ -666,10 +666,17 @@ impl<'a> Context<'a> {
                     if !delta.#delta_relation.is_empty() { #body }
                 }
             });
+            // Whether a probe may leave out the delta's own facts (see `join_code`).
+            let before_latest = plan
+                .deltas
+                .iter()
+                .any(|join| join.steps.iter().any(|step| walks_before_delta(join, step)))
+                .then(|| quote!(let before_latest = admit.delta_is_latest_batch();));
             quote! {
                 #[doc = #doc]
                 #[inline(never)]
                 fn #fire(&self, delta: &#facts, admit: #rt::Admit<&#facts>, out: &mut #facts, work: &mut #rt::Work) {
+                    #before_latest
                     let admit = admit.project(|facts| &facts.#head_relation);
                     #(#variants)*
                 }
@@ -864,6 +871,19 @@ impl<'a> Context<'a> {
                 let source = match access {
                     Access::Delta => quote!(delta.#relation.iter()),
                     Access::Scan => quote!(self.#relation.iter()),
+                    // Semi-naive: in the variant whose delta is atom i, the atoms before i
+                    // match only facts older than the delta when it is the latest batch, so
+                    // an instance with several delta facts is found once.
+                    Access::Probe { index, .. } if walks_before_delta(join, current) => {
+                        let key_hash = self.key_hash(rule, current);
+                        quote! {
+                            if before_latest {
+                                self.#relation.probe_before_latest(#index, #key_hash)
+                            } else {
+                                self.#relation.probe(#index, #key_hash)
+                            }
+                        }
+                    }
                     Access::Probe { index, .. } => {
                         let key_hash = self.key_hash(rule, current);
                         quote!(self.#relation.probe(#index, #key_hash))
@@ -1360,6 +1380,12 @@ enum Mode {
     Supports,
     /// That it holds, though indexes may still hold retired facts.
     Live,
+}
+
+/// Whether `step` of a delta join probes an index for an atom before the delta's (it may then
+/// leave out the delta's own facts: `Relation::probe_before_latest` in the runtime).
+fn walks_before_delta(join: &Join, step: &Step) -> bool {
+    matches!(step.access, Access::Probe { .. }) && join.delta.is_some_and(|delta| step.atom < delta)
 }
 
 fn var_ident(var: &Ident) -> Ident {

@@ -41,6 +41,17 @@ impl<'a, S> Admit<&'a S> {
     }
 }
 
+impl<S> Admit<S> {
+    /// Whether the delta of a join run under this rule is the relations' latest batch
+    /// ([`Relation::insert_all`]): in semi-naive insertion, it is the facts just added, so
+    /// the atoms before the delta's may be matched against older facts only
+    /// ([`Relation::probe_before_latest`]).
+    #[inline]
+    pub fn delta_is_latest_batch(&self) -> bool {
+        matches!(self, Admit::Absent)
+    }
+}
+
 impl<T: Tuple> Admit<&FactSet<T>> {
     /// For [`Admit::Held`], the stamps between which a head must lie to have lost a
     /// support with the derived delta fact `row` of `relation` ([`Relation::counted_on`]);
@@ -228,7 +239,9 @@ pub trait Program: Sized {
     /// The semi-naive delta join: emits into `out` the admitted heads of every rule instance
     /// that holds in the current relations and uses at least one fact of `delta` (every fact
     /// of `delta` must hold). An instance with several delta facts may be found once per
-    /// delta position; `out` is a set, so its head is emitted once.
+    /// delta position; `out` is a set, so its head is emitted once. Under [`Admit::Absent`]
+    /// the delta must be the relations' latest batch ([`Admit::delta_is_latest_batch`]),
+    /// and such an instance is mostly found once.
     ///
     /// This and the next two count the rows their joins visit in `work`, and return early,
     /// their output incomplete, once [`Work::exhausted`] says so.
