@@ -1032,10 +1032,11 @@ impl<'a> Context<'a> {
             let id = Index::from(k);
             quote!(let #var = &#row.#id;)
         });
+        // A delta fact's cause is looked up once, with its key, not once per match.
         let cause = if body_relation.input {
-            quote!(let cause = ::core::option::Option::None;)
+            quote!(::core::option::Option::None)
         } else {
-            quote!(let cause = admit.cause(&self.#relation, #row);)
+            quote!(admit.cause(&self.#relation, #row))
         };
         // Work stays rows visited: a match of the later steps meets every fact of the group,
         // as the ungrouped join would have (the guard compares an update's rows with a
@@ -1043,11 +1044,10 @@ impl<'a> Context<'a> {
         // group's matches times its facts can be a large share of a round.
         let per_fact = quote! {
             work.visit(group.len() as u64);
-            for &(_, #row) in group {
+            for &(_, (#row, cause)) in group {
                 if work.exhausted() {
                     return;
                 }
-                #cause
                 #(#payload_binds)*
                 #innermost
             }
@@ -1059,7 +1059,7 @@ impl<'a> Context<'a> {
             work.visit(rows.len() as u64);
             let mut keyed: ::std::vec::Vec<_> = rows
                 .filter(|#row| true #(&& #filters)*)
-                .map(|#row| ((#(&#row.#key_columns,)*), #row))
+                .map(|#row| ((#(&#row.#key_columns,)*), (#row, #cause)))
                 .collect();
             keyed.sort_unstable_by(|a, b| a.0.cmp(&b.0));
             for group in #rt::key_runs(&keyed) {
