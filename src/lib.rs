@@ -119,8 +119,10 @@
 //!   probed while its relation holds facts, the rest when a materialization ends, so that
 //!   a materialization does not keep in step an index only its first round asks for;
 //!   where a later step walks a derived relation, the delta is grouped by the values the
-//!   later steps read, so that walk runs once per group) and one for head-bound
-//!   rederivation.
+//!   later steps read, so that walk runs once per group; in an insertion round the atoms
+//!   before the delta's walk only facts older than the delta, the prefix of each index
+//!   bucket that came before it, so an instance with two new facts is found once) and one
+//!   for head-bound rederivation.
 //!
 //! ## Updates, exactly as the seed defines them
 //!
