@@ -1027,30 +1027,60 @@ impl<'a> Context<'a> {
             let i = Index::from(i);
             quote!(let #var = key.#i;)
         });
-        let payload_binds = payload.iter().map(|&(k, v)| {
-            let var = var_ident(&rule.vars[v]);
-            let id = Index::from(k);
-            quote!(let #var = &#row.#id;)
+        let payload_binds = payload
+            .iter()
+            .map(|&(k, v)| {
+                let var = var_ident(&rule.vars[v]);
+                let id = Index::from(k);
+                quote!(let #var = &#row.#id;)
+            })
+            .collect::<Vec<_>>();
+        // Only a loss of support (`Admit::Held`) has causes. There, a delta fact's cause is
+        // looked up once per group, not once per match of the later steps, into one buffer
+        // the size of a group (not beside every key: a materialization's largest delta would
+        // sort twice the bytes); the other rules keep the loop without it (reading causes
+        // from the buffer slowed non-linear closure's insertion rounds by 12-20%).
+        let causes = (!body_relation.input).then(|| {
+            quote! {
+                causes.clear();
+                if admit.has_causes() {
+                    causes.extend(group.iter().map(|&(_, #row)| admit.cause(&self.#relation, #row)));
+                }
+            }
         });
-        // A delta fact's cause is looked up once, with its key, not once per match.
-        let cause = if body_relation.input {
-            quote!(::core::option::Option::None)
-        } else {
-            quote!(admit.cause(&self.#relation, #row))
-        };
         // Work stays rows visited: a match of the later steps meets every fact of the group,
         // as the ungrouped join would have (the guard compares an update's rows with a
         // materialization's). The budget is asked per fact, as in the ungrouped join: one
         // group's matches times its facts can be a large share of a round.
-        let per_fact = quote! {
-            work.visit(group.len() as u64);
-            for &(_, (#row, cause)) in group {
+        let without_causes = quote! {
+            for &(_, #row) in group {
                 if work.exhausted() {
                     return;
                 }
+                let cause = ::core::option::Option::None;
                 #(#payload_binds)*
                 #innermost
             }
+        };
+        let per_fact = match causes {
+            None => quote! {
+                work.visit(group.len() as u64);
+                #without_causes
+            },
+            Some(_) => quote! {
+                work.visit(group.len() as u64);
+                if causes.is_empty() {
+                    #without_causes
+                } else {
+                    for (&(_, #row), &cause) in group.iter().zip(&causes) {
+                        if work.exhausted() {
+                            return;
+                        }
+                        #(#payload_binds)*
+                        #innermost
+                    }
+                }
+            },
         };
         let inner = self.join_code(rule, join, step + 1, &per_fact, Mode::Live);
         let rt = &self.rt;
@@ -1059,13 +1089,16 @@ impl<'a> Context<'a> {
             work.visit(rows.len() as u64);
             let mut keyed: ::std::vec::Vec<_> = rows
                 .filter(|#row| true #(&& #filters)*)
-                .map(|#row| ((#(&#row.#key_columns,)*), (#row, #cause)))
+                .map(|#row| ((#(&#row.#key_columns,)*), #row))
                 .collect();
             keyed.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+            let mut causes: ::std::vec::Vec<::core::option::Option<(#rt::Stamp, #rt::Stamp)>> =
+                ::std::vec::Vec::new();
             for group in #rt::key_runs(&keyed) {
                 if work.exhausted() {
                     return;
                 }
+                #causes
                 let key = group[0].0;
                 #(#key_binds)*
                 #inner

@@ -50,6 +50,12 @@ impl<S> Admit<S> {
     pub fn delta_is_latest_batch(&self) -> bool {
         matches!(self, Admit::Absent)
     }
+
+    /// Whether [`Admit::cause`] can be anything but `None`: only for a loss of support.
+    #[inline]
+    pub fn has_causes(&self) -> bool {
+        matches!(self, Admit::Held)
+    }
 }
 
 impl<T: Tuple> Admit<&FactSet<T>> {
