@@ -1082,8 +1082,14 @@ impl<'a> Context<'a> {
                 }
             },
         };
-        let inner = self.join_code(rule, join, step + 1, &per_fact, Mode::Live);
         let rt = &self.rt;
+        let causes_buffer = causes.is_some().then(|| {
+            quote! {
+                let mut causes: ::std::vec::Vec<::core::option::Option<(#rt::Stamp, #rt::Stamp)>> =
+                    ::std::vec::Vec::new();
+            }
+        });
+        let inner = self.join_code(rule, join, step + 1, &per_fact, Mode::Live);
         Some(quote! {
             let rows = delta.#relation.iter();
             work.visit(rows.len() as u64);
@@ -1092,8 +1098,7 @@ impl<'a> Context<'a> {
                 .map(|#row| ((#(&#row.#key_columns,)*), #row))
                 .collect();
             keyed.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-            let mut causes: ::std::vec::Vec<::core::option::Option<(#rt::Stamp, #rt::Stamp)>> =
-                ::std::vec::Vec::new();
+            #causes_buffer
             for group in #rt::key_runs(&keyed) {
                 if work.exhausted() {
                     return;
