@@ -6,13 +6,16 @@
 //! The same histories run with the alternative-proof, automatic and recompute strategies
 //! (and with alternative proofs on a program rebuilt by `from_facts_unchecked`, whose facts
 //! carry no useful stamps): after every batch each has exactly the oracle's facts, and the
-//! alternative-proof report's sets are consistent with the seed's reference.
+//! alternative-proof report's sets are consistent with the seed's reference. Alternative
+//! proofs also run with each join order of a loss of support forced (heads first, body
+//! first): their rounds equal those of the order chosen by cost.
 //!
 //! Cases per program: 24 by default; set `DRED_PROPTEST_CASES` for a longer soak.
 
 mod common;
 
 use common::*;
+use dred::runtime::program::{set_held_joins, HeldJoins};
 use dred::runtime::{Batch, FactSets, GroundFact, Program, Strategy, Trace};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
@@ -176,18 +179,51 @@ fn check_strategies<P: Program>(
         ),
         (Strategy::Auto, "automatic", fresh()),
         (Strategy::Recompute, "recompute", fresh()),
+        (
+            Strategy::AltProof,
+            "alternative proofs, heads first",
+            fresh(),
+        ),
+        (
+            Strategy::AltProof,
+            "alternative proofs, body first",
+            fresh(),
+        ),
     ];
 
     for (k, raw_batch) in batches.iter().enumerate() {
         let old_model = ground_set(&runs[0].2.all_facts());
         let (batch, expected) = batch_and_reference::<P>(raw_batch, &old_model);
+        // The alternative-proof rounds with joins chosen by cost: forcing either join
+        // order must check, raise and withdraw exactly the same facts.
+        let mut by_cost_rounds = None;
         for (strategy, name, program) in &mut runs {
+            let joins = match *name {
+                "alternative proofs, heads first" => HeldJoins::HeadsFirst,
+                "alternative proofs, body first" => HeldJoins::BodyFirst,
+                _ => HeldJoins::ByCost,
+            };
+            let previous = set_held_joins(joins);
             let report = dred::runtime::maintain::update_using(
                 program,
                 batch.clone(),
                 *strategy,
                 Trace::Explained,
             );
+            set_held_joins(previous);
+            if *strategy == Strategy::AltProof && *name != "alternative proofs, unstamped" {
+                let rounds = alt_proof_rounds(&report);
+                match &by_cost_rounds {
+                    None => by_cost_rounds = Some(rounds),
+                    Some(by_cost) => prop_assert_eq!(
+                        &rounds,
+                        by_cost,
+                        "{}: batch {}: rounds differ from the joins chosen by cost",
+                        name,
+                        k + 1
+                    ),
+                }
+            }
             let (edb, idb) = split_model(program);
             prop_assert_eq!(
                 &idb,
@@ -242,6 +278,26 @@ fn check_strategies<P: Program>(
         }
     }
     Ok(())
+}
+
+/// An alternative-proof report's checked, restamped, unsupported and rederived rounds.
+fn alt_proof_rounds<F: FactSets>(report: &dred::UpdateReport<F>) -> Vec<Vec<Facts>> {
+    let phase = |phase: Option<&dred::runtime::Phase<F>>| -> Vec<Facts> {
+        phase
+            .map(|p| {
+                p.rounds
+                    .iter()
+                    .map(|r| ground_set(r.facts.as_ref().expect("traced")))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    vec![
+        phase(report.checked.as_ref()),
+        phase(report.restamped.as_ref()),
+        phase(Some(&report.overdelete)),
+        phase(report.rederive.as_ref()),
+    ]
 }
 
 type FactOf<P> = dred::runtime::Fact<P>;

@@ -6,7 +6,7 @@ use quote::{format_ident, quote};
 use syn::{Ident, Index};
 
 use crate::ir::{self, TypeClass};
-use crate::plan::{Access, ColumnUse, Join, Plan, Step};
+use crate::plan::{Access, ColumnUse, HeadFirst, Join, Plan, Step};
 
 pub fn generate(program: &ir::Program, plan: &Plan) -> TokenStream {
     let cx = Context::new(program, plan);
@@ -642,7 +642,7 @@ impl<'a> Context<'a> {
         let fire = (!rule.body.is_empty()).then(|| {
             let fire = format_ident!("fire_rule_{}", index);
             let head = self.construct(&rule.head, &rule.vars);
-            let variants = plan.deltas.iter().map(|join| {
+            let variants = plan.deltas.iter().zip(&plan.head_first).map(|(join, head_first)| {
                 let position = join.delta.expect("a delta join has a delta atom");
                 let delta_relation = &self.relation(rule.body[position].relation).name;
                 // The stamps the instance's other derived facts had before this round's
@@ -662,8 +662,36 @@ impl<'a> Context<'a> {
                     }
                 };
                 let body = self.join_code(rule, join, 0, &emit, Mode::Live);
+                let Some(head_first) = head_first else {
+                    return quote! {
+                        if !delta.#delta_relation.is_empty() { #body }
+                    };
+                };
+                // A loss of support walks the heads first where that reads fewer facts;
+                // the delta facts it leaves run the body-first join.
+                let delta_ty = self.ty(self.relation(rule.body[position].relation));
+                let heads_first = self.head_first_code(rule, join, head_first);
+                let leftover = quote!(leftover.iter().copied());
+                let body_over_leftover =
+                    self.join_code_over(rule, join, 0, &emit, Mode::Live, Some(&leftover));
                 quote! {
-                    if !delta.#delta_relation.is_empty() { #body }
+                    if !delta.#delta_relation.is_empty() {
+                        if admit.has_causes() {
+                            let joins = #rt::program::held_joins();
+                            let by_cost = joins == #rt::program::HeldJoins::ByCost;
+                            let mut leftover: ::std::vec::Vec<&#delta_ty> = ::std::vec::Vec::new();
+                            if joins == #rt::program::HeldJoins::BodyFirst {
+                                leftover.extend(delta.#delta_relation.iter());
+                            } else {
+                                #heads_first
+                            }
+                            if !leftover.is_empty() {
+                                #body_over_leftover
+                            }
+                        } else {
+                            #body
+                        }
+                    }
                 }
             });
             // Whether a probe may leave out the delta's own facts (see `join_code`).
@@ -675,6 +703,7 @@ impl<'a> Context<'a> {
             quote! {
                 #[doc = #doc]
                 #[inline(never)]
+                #[allow(unused_variables)]
                 fn #fire(&self, delta: &#facts, admit: #rt::Admit<&#facts>, out: &mut #facts, work: &mut #rt::Work) {
                     #before_latest
                     let admit = admit.project(|facts| &facts.#head_relation);
@@ -773,6 +802,185 @@ impl<'a> Context<'a> {
         }
     }
 
+    /// A loss of support's head-first join (see [`HeadFirst`]) over the delta: its facts
+    /// grouped by the head columns they bind; per group, one bucket of held heads and their
+    /// stamps, when it is smaller than what the body-first join (`body_first`) would walk
+    /// for the group's facts (its second step's rows, one head lookup each); then, per
+    /// delta fact, the heads in its stamp range, each checked against the rest of the body.
+    /// Groups with larger buckets go to `leftover`, for the body-first join.
+    fn head_first_code(
+        &self,
+        rule: &ir::Rule,
+        body_first: &Join,
+        head_first: &HeadFirst,
+    ) -> TokenStream {
+        let rt = &self.rt;
+        let mut extended = rule.clone();
+        extended.body.push(rule.head.clone());
+        let join = &head_first.join;
+        let (delta_step, head_step) = (&join.steps[0], &join.steps[HeadFirst::HEAD_STEP]);
+        let delta_atom = &extended.body[delta_step.atom];
+        let delta_relation = &self.relation(delta_atom.relation).name;
+        let head_relation = &self.relation(rule.head.relation).name;
+        let (row0, row1) = (format_ident!("row0"), format_ident!("row1"));
+        let delta_filters = self.filters(&extended, delta_atom, delta_step, &row0);
+        let binds_of = |step: &Step, row: &Ident| -> Vec<TokenStream> {
+            step.columns
+                .iter()
+                .enumerate()
+                .filter_map(|(k, use_)| match use_ {
+                    ColumnUse::Bind(v) => {
+                        let var = var_ident(&rule.vars[*v]);
+                        let id = Index::from(k);
+                        Some(quote!(let #var = &#row.#id;))
+                    }
+                    _ => None,
+                })
+                .collect()
+        };
+        let delta_binds = binds_of(delta_step, &row0);
+        let head_binds = binds_of(head_step, &row1);
+        // The group key: the delta's columns that bind the head's key variables.
+        let key_vars: Vec<usize> = head_step
+            .columns
+            .iter()
+            .filter_map(|use_| match use_ {
+                ColumnUse::Check(v) => Some(*v),
+                _ => None,
+            })
+            .collect();
+        let key_columns = key_vars.iter().map(|v| {
+            let column = delta_step
+                .columns
+                .iter()
+                .position(|use_| *use_ == ColumnUse::Bind(*v))
+                .expect("the head's key variables are the delta's");
+            Index::from(column)
+        });
+        let key_binds = key_vars.iter().enumerate().map(|(i, &v)| {
+            let var = var_ident(&rule.vars[v]);
+            let i = Index::from(i);
+            quote!(let #var = key.#i;)
+        });
+        let Access::Probe {
+            index: head_index, ..
+        } = head_step.access
+        else {
+            unreachable!("a head-first join probes the head relation")
+        };
+        let head_key_hash = self.key_hash(&extended, head_step);
+        let head_filters = self.filters(&extended, &rule.head, head_step, &row1);
+        // What the body-first join walks per delta fact: its second step's rows.
+        let body_rows = match body_first.steps.get(1) {
+            Some(next) => {
+                let relation = &self.relation(rule.body[next.atom].relation).name;
+                match &next.access {
+                    Access::Probe { index, .. } => {
+                        let key_hash = self.key_hash(rule, next);
+                        quote!(self.#relation.probe(#index, #key_hash).len())
+                    }
+                    Access::Scan => quote!(self.#relation.len()),
+                    Access::Contains | Access::Delta => quote!(1),
+                }
+            }
+            None => quote!(1),
+        };
+        // Membership tests only (see `plan::head_first`): a derived fact's lookup gives the
+        // stamp it had before this round's raises too.
+        let mut floors = Vec::new();
+        let tests = join.steps[2..]
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                let atom = &extended.body[s.atom];
+                let relation = self.relation(atom.relation);
+                let name = &relation.name;
+                let row = format_ident!("row{}", i + 2);
+                let fact = self.construct(atom, &rule.vars);
+                let test = if relation.input {
+                    quote!(if !self.#name.contains(#row) { break 'instance; })
+                } else {
+                    let before = format_ident!("before{}", i + 2);
+                    floors.push(quote!(.max(#before)));
+                    quote! {
+                        let ::core::option::Option::Some((#before, _)) = self.#name.counted_on(#row) else {
+                            break 'instance;
+                        };
+                    }
+                };
+                quote! {
+                    let #row = &#fact;
+                    work.visit(1);
+                    #test
+                }
+            })
+            .collect::<Vec<_>>();
+        quote! {
+            let rows = delta.#delta_relation.iter();
+            work.visit(rows.len() as u64);
+            let mut keyed: ::std::vec::Vec<_> = rows
+                .filter(|#row0| true #(&& #delta_filters)*)
+                .map(|#row0| ((#(&#row0.#key_columns,)*), #row0))
+                .collect();
+            keyed.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+            let mut heads: ::std::vec::Vec<(_, #rt::Stamp)> = ::std::vec::Vec::new();
+            let mut walks: ::std::vec::Vec<usize> = ::std::vec::Vec::new();
+            for group in #rt::key_runs(&keyed) {
+                if work.exhausted() {
+                    return;
+                }
+                let key = group[0].0;
+                #(#key_binds)*
+                let bucket = self.#head_relation.probe(#head_index, #head_key_hash);
+                walks.clear();
+                walks.extend(group.iter().map(|&(_, #row0)| {
+                    #(#delta_binds)*
+                    #body_rows
+                }));
+                if by_cost && bucket.len() >= walks.iter().sum::<usize>() {
+                    leftover.extend(group.iter().map(|&(_, #row0)| #row0));
+                    continue;
+                }
+                work.visit(bucket.len() as u64);
+                heads.clear();
+                heads.extend(bucket.iter().filter_map(|#row1| {
+                    let stamp = self.#head_relation.stamp(#row1)?;
+                    (true #(&& #head_filters)*).then_some((#row1, stamp))
+                }));
+                for (&(_, #row0), &walk) in group.iter().zip(&walks) {
+                    if work.exhausted() {
+                        return;
+                    }
+                    let cause = admit.cause(&self.#delta_relation, #row0);
+                    // A head in range costs a lookup or two of the rest of the body; a row
+                    // of the body-first join, one head lookup.
+                    let in_range = heads
+                        .iter()
+                        .filter(|&&(_, stamp)| #rt::program::held_admits(stamp, cause, || 0))
+                        .count();
+                    if by_cost && in_range >= walk {
+                        leftover.push(#row0);
+                        continue;
+                    }
+                    #(#delta_binds)*
+                    for &(#row1, stamp) in &heads {
+                        if !#rt::program::held_admits(stamp, cause, || 0) {
+                            continue;
+                        }
+                        work.visit(1);
+                        #(#head_binds)*
+                        'instance: {
+                            #(#tests)*
+                            if #rt::program::held_admits(stamp, cause, || 0 #(#floors)*) {
+                                out.#head_relation.insert(::std::clone::Clone::clone(#row1));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     /// Binds the head's variables from a given head fact; returns `mismatch` on a mismatch.
     fn head_match(&self, rule: &ir::Rule, mismatch: &TokenStream) -> TokenStream {
         let mut first_column = vec![None; rule.vars.len()];
@@ -810,13 +1018,27 @@ impl<'a> Context<'a> {
         innermost: &TokenStream,
         mode: Mode,
     ) -> TokenStream {
+        self.join_code_over(rule, join, step, innermost, mode, None)
+    }
+
+    /// [`Context::join_code`], the delta step walking `delta_rows` (references to facts)
+    /// rather than the delta's set when given.
+    fn join_code_over(
+        &self,
+        rule: &ir::Rule,
+        join: &Join,
+        step: usize,
+        innermost: &TokenStream,
+        mode: Mode,
+        delta_rows: Option<&TokenStream>,
+    ) -> TokenStream {
         let Some(current) = join.steps.get(step) else {
             return innermost.clone();
         };
-        if let Some(grouped) = self.grouped_delta(rule, join, step, innermost) {
+        if let Some(grouped) = self.grouped_delta(rule, join, step, innermost, delta_rows) {
             return grouped;
         }
-        let inner = self.join_code(rule, join, step + 1, innermost, mode);
+        let inner = self.join_code_over(rule, join, step + 1, innermost, mode, delta_rows);
         let atom = &rule.body[current.atom];
         let body_relation = self.relation(atom.relation);
         let relation = &body_relation.name;
@@ -869,7 +1091,10 @@ impl<'a> Context<'a> {
             }
             access => {
                 let source = match access {
-                    Access::Delta => quote!(delta.#relation.iter()),
+                    Access::Delta => match delta_rows {
+                        Some(rows) => rows.clone(),
+                        None => quote!(delta.#relation.iter()),
+                    },
                     Access::Scan => quote!(self.#relation.iter()),
                     // Semi-naive: in the variant whose delta is atom i, the atoms before i
                     // match only facts older than the delta when it is the latest batch, so
@@ -988,6 +1213,7 @@ impl<'a> Context<'a> {
         join: &Join,
         step: usize,
         innermost: &TokenStream,
+        delta_rows: Option<&TokenStream>,
     ) -> Option<TokenStream> {
         let current = &join.steps[step];
         let walks_derived = join.steps[step + 1..].iter().any(|later| {
@@ -1090,8 +1316,12 @@ impl<'a> Context<'a> {
             }
         });
         let inner = self.join_code(rule, join, step + 1, &per_fact, Mode::Live);
+        let source = match delta_rows {
+            Some(rows) => rows.clone(),
+            None => quote!(delta.#relation.iter()),
+        };
         Some(quote! {
-            let rows = delta.#relation.iter();
+            let rows = #source;
             work.visit(rows.len() as u64);
             let mut keyed: ::std::vec::Vec<_> = rows
                 .filter(|#row| true #(&& #filters)*)

@@ -94,6 +94,7 @@ pub enum TypeClass {
     Other,
 }
 
+#[derive(Clone)]
 pub struct Rule {
     pub head: Atom,
     pub body: Vec<Atom>,

@@ -1,5 +1,6 @@
-//! Plans: for every rule, a join order per semi-naive delta position and one for
-//! head-bound rederivation, with the indexes they probe (shared across rules).
+//! Plans: for every rule, a join order per semi-naive delta position (and, for a loss of
+//! support, one that walks the heads first) and one for head-bound rederivation, with the
+//! indexes they probe (shared across rules).
 
 use crate::ir;
 
@@ -13,6 +14,8 @@ pub struct Plan {
 pub struct RulePlan {
     /// One join per body atom: that atom matched against the delta.
     pub deltas: Vec<Join>,
+    /// Per body atom, the join a loss of support may run instead (see [`HeadFirst`]).
+    pub head_first: Vec<Option<HeadFirst>>,
     /// The join that checks whether a given head is derivable (head variables bound).
     pub derive: Join,
 }
@@ -21,6 +24,25 @@ pub struct Join {
     /// The body position matched against the delta, if any.
     pub delta: Option<usize>,
     pub steps: Vec<Step>,
+}
+
+/// A loss of support's join from a delta atom: the delta fact, then the heads it may have
+/// supported (held facts of the head relation sharing its values, read from an index the
+/// other joins already keep), then the rest of the body, every variable of both bound.
+/// `Admit::Held` admits only heads in a stamp range, so a bucket of heads whose stamps a
+/// group of delta facts reads once can cost far fewer lookups than the body-first join's
+/// matches, one head lookup each (non-linear closure: `R(x, z)` for a delta `R(x, y)`).
+///
+/// `join.steps[1]` matches the head, as body atom `rule.body.len()` of the rule with its
+/// head appended (see [`HeadFirst::HEAD_STEP`]); `join.delta` is `None`, as nothing after the
+/// head walks a relation's older facts only.
+pub struct HeadFirst {
+    pub join: Join,
+}
+
+impl HeadFirst {
+    /// The step of `join` that matches the head.
+    pub const HEAD_STEP: usize = 1;
 }
 
 pub struct Step {
@@ -57,7 +79,7 @@ pub enum ColumnUse {
 pub fn plan(program: &ir::Program) -> Plan {
     let mut indexes = vec![Vec::new(); program.relations.len()];
     let inputs: Vec<bool> = program.relations.iter().map(|r| r.input).collect();
-    let rules = program
+    let mut rules = program
         .rules
         .iter()
         .map(|rule| {
@@ -78,10 +100,72 @@ pub fn plan(program: &ir::Program) -> Plan {
                 }
             }
             let derive = planner.join(None, head_bound);
-            RulePlan { deltas, derive }
+            RulePlan {
+                deltas,
+                head_first: Vec::new(),
+                derive,
+            }
         })
-        .collect();
+        .collect::<Vec<_>>();
+    // Head-first joins only use indexes the other joins keep: a new index on a derived
+    // relation would cost memory in every materialization for the sake of some updates.
+    for (rule, rule_plan) in program.rules.iter().zip(&mut rules) {
+        rule_plan.head_first = (0..rule.body.len())
+            .map(|position| head_first(rule, position, &inputs, &indexes))
+            .collect();
+    }
     Plan { indexes, rules }
+}
+
+/// The head-first join from body atom `position`, when one applies: the delta atom is of
+/// a derived relation (an input fact's heads are not filtered by stamp), binds some but not
+/// all of the head's columns, the head relation has an index on exactly those, and the rest
+/// of the body is then fully known: a membership test per atom, so a head costs a known
+/// number of lookups (with a probe among them, Andersen's `Load(v, p)` after `Pt(_, o)`,
+/// its walks made the join slower than the body-first one).
+fn head_first(
+    rule: &ir::Rule,
+    position: usize,
+    inputs: &[bool],
+    indexes: &[Vec<Vec<usize>>],
+) -> Option<HeadFirst> {
+    if inputs[rule.body[position].relation] || rule.body.len() < 2 {
+        return None;
+    }
+    let mut extended = rule.clone();
+    extended.body.push(rule.head.clone());
+    let occurrences = extended.occurrences();
+    // Planned against a copy: a head step without an index to reuse is dropped.
+    let mut planner = JoinPlanner {
+        rule: &extended,
+        occurrences: &occurrences,
+        inputs,
+        indexes: &mut indexes.to_vec(),
+    };
+    let mut bound = vec![false; rule.vars.len()];
+    let delta = planner.step(position, true, &mut bound);
+    let binds_head_var = rule
+        .head
+        .terms
+        .iter()
+        .any(|t| matches!(t, ir::Term::Var(v) if bound[*v]));
+    let head = planner.step(rule.body.len(), false, &mut bound);
+    let kept_index = match head.access {
+        Access::Probe { index, .. } => index < indexes[rule.head.relation].len(),
+        _ => false,
+    };
+    if !binds_head_var || !kept_index {
+        return None;
+    }
+    let rest = planner.join_rest(&[position, rule.body.len()], bound);
+    if !rest.iter().all(|s| matches!(s.access, Access::Contains)) {
+        return None;
+    }
+    let mut steps = vec![delta, head];
+    steps.extend(rest);
+    Some(HeadFirst {
+        join: Join { delta: None, steps },
+    })
 }
 
 struct JoinPlanner<'a> {
@@ -97,13 +181,20 @@ impl JoinPlanner<'_> {
     /// columns (fully known first), ties to input relations (derived ones, closures of
     /// them, tend to have far more facts per key), then to source order.
     fn join(&mut self, delta: Option<usize>, mut bound: Vec<bool>) -> Join {
-        let mut remaining: Vec<usize> = (0..self.rule.body.len())
-            .filter(|&p| Some(p) != delta)
-            .collect();
         let mut steps = Vec::new();
         if let Some(position) = delta {
             steps.push(self.step(position, true, &mut bound));
         }
+        steps.extend(self.join_rest(delta.as_slice(), bound));
+        Join { delta, steps }
+    }
+
+    /// The greedy order of the body atoms but those `done`, given the variables `bound`.
+    fn join_rest(&mut self, done: &[usize], mut bound: Vec<bool>) -> Vec<Step> {
+        let mut remaining: Vec<usize> = (0..self.rule.body.len())
+            .filter(|p| !done.contains(p))
+            .collect();
+        let mut steps = Vec::new();
         while !remaining.is_empty() {
             let best = remaining
                 .iter()
@@ -118,7 +209,7 @@ impl JoinPlanner<'_> {
             let position = remaining.remove(best);
             steps.push(self.step(position, false, &mut bound));
         }
-        Join { delta, steps }
+        steps
     }
 
     fn known_columns(&self, position: usize, bound: &[bool]) -> (usize, usize) {

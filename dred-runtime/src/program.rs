@@ -86,21 +86,77 @@ impl<T: Tuple> Admit<&FactSet<T>> {
     ) -> bool {
         match self {
             Admit::Absent => !held.contains(head),
-            Admit::Held => match (held.stamp(head), cause) {
-                (None, _) => false,
-                (Some(stamp), cause) if claims_support(stamp) => {
-                    let in_range = match cause {
-                        Some((above, upto)) => above < stamp && stamp <= upto,
-                        None => true,
-                    };
-                    in_range && floor() < stamp
-                }
-                (Some(_), _) => true,
-            },
+            Admit::Held => held
+                .stamp(head)
+                .is_some_and(|stamp| held_admits(stamp, cause, floor)),
             Admit::NotIn(set) => !set.contains(head),
             Admit::In(set) => set.contains(head),
         }
     }
+}
+
+/// [`Admit::Held`]'s test of a held head stamped `stamp`, given the `cause` of the
+/// instance's delta fact and the largest stamp its other derived facts had before this
+/// round's raises (`floor`, asked last). With `|| 0` for `floor`, whether the head may have
+/// counted on any instance with that delta fact: a join that walks the heads before the
+/// rest of the body filters them so.
+///
+/// ```
+/// use dred_runtime::program::held_admits;
+/// // A delta fact stamped 3, about to go: heads younger than it may have counted on it.
+/// assert!(held_admits(5, Some((3, u32::MAX)), || 4));
+/// assert!(!held_admits(3, Some((3, u32::MAX)), || 0));
+/// // Not if the instance's other fact is no older than the head.
+/// assert!(!held_admits(5, Some((3, u32::MAX)), || 5));
+/// // A fact risen from 3 to 6: heads stamped 4 to 6 counted on it, and count no more.
+/// assert!(!held_admits(7, Some((3, 6)), || 0));
+/// ```
+#[inline]
+pub fn held_admits(
+    stamp: Stamp,
+    cause: Option<(Stamp, Stamp)>,
+    floor: impl FnOnce() -> Stamp,
+) -> bool {
+    if !claims_support(stamp) {
+        return true;
+    }
+    let in_range = match cause {
+        Some((above, upto)) => above < stamp && stamp <= upto,
+        None => true,
+    };
+    in_range && floor() < stamp
+}
+
+/// Which join a loss of support runs for a rule variant that has a head-first one as well
+/// as its body-first one (generated code asks [`held_joins`] once per variant). Both find the
+/// same heads; by default the cheaper is chosen per group of delta facts. Tests force
+/// either, to check that they agree.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HeldJoins {
+    /// Per group of delta facts (and per fact), the join that reads fewer facts.
+    ByCost,
+    /// The head-first join for every delta fact.
+    HeadsFirst,
+    /// The body-first join for every delta fact.
+    BodyFirst,
+}
+
+thread_local! {
+    static HELD_JOINS: std::cell::Cell<HeldJoins> = const { std::cell::Cell::new(HeldJoins::ByCost) };
+}
+
+/// The joins this thread's losses of support run (see [`HeldJoins`]).
+#[doc(hidden)]
+#[inline]
+pub fn held_joins() -> HeldJoins {
+    HELD_JOINS.with(|joins| joins.get())
+}
+
+/// Sets the joins this thread's losses of support run; returns the previous setting.
+#[doc(hidden)]
+pub fn set_held_joins(joins: HeldJoins) -> HeldJoins {
+    HELD_JOINS.with(|cell| cell.replace(joins))
 }
 
 /// One set of facts per relation of a program: the shape of every delta, round and batch.
