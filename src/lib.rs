@@ -165,7 +165,13 @@
 //!   rederivation then restores those that still have a proof. A round's checks run in
 //!   the order of the index bucket they walk first, so that checks walking the same bucket
 //!   (in non-linear closure, the candidates `R(x, z)` of one `x` all walk `R(x, _)`) read
-//!   its stamps once and visit the rows older than the fact first. Its report prints
+//!   its stamps once and visit the rows older than the fact first. Finding what to check
+//!   can start from the heads: where a derived delta atom binds part of the head, the head
+//!   relation already keeps an index on those columns, and the rest of the body is then
+//!   fully known (non-linear closure's `R(x, z)` for a delta `R(x, y)`), the heads sharing
+//!   those values are read once per group of delta facts with their stamps, and only those
+//!   in a delta fact's stamp range cost a lookup of the rest; a group or fact for which that
+//!   reads more rows than the body-first join runs that one instead. Its report prints
 //!   `check r` (facts checked), `unsupported r` and `restamp r` lines.
 //! - [`Strategy::Recompute`] rematerializes from the input facts.
 //! - [`Strategy::Auto`] recomputes when the net deletion is more than a twentieth of the

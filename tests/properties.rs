@@ -525,6 +525,8 @@ mod repeated_variables {
         pub struct Diag(pub u32, pub u32);
         pub struct Via(pub u32, pub u32);
         pub struct Lit(pub u32, pub u32);
+        pub struct Pair(pub u32, pub u32, pub u32);
+        pub struct Back(pub u32);
         SelfLoop(x) <- E(x, x);
         Sym(x, y) <- E(x, y), E(y, x);
         R(x, y) <- E(x, y);
@@ -536,6 +538,10 @@ mod repeated_variables {
         // repeated variable, a `_` and a constant, and only the head reads the rest.
         Via(x, w) <- T(x, x, y), R(y, w);
         Lit(x, z) <- T(x, _, 1), R(x, z);
+        // A loss of support may walk `Pair(x, _, _)` first (the index `Back` probes): the
+        // head repeats a variable the delta does not bind.
+        Pair(x, z, z) <- R(x, y), R(y, z);
+        Back(w) <- E(w, x), Pair(x, _, _);
     }
 }
 

@@ -840,12 +840,20 @@ impl<'a> Context<'a> {
         };
         let delta_binds = binds_of(delta_step, &row0);
         let head_binds = binds_of(head_step, &row1);
-        // The group key: the delta's columns that bind the head's key variables.
-        let key_vars: Vec<usize> = head_step
-            .columns
+        let Access::Probe {
+            index: head_index,
+            key: head_key,
+        } = &head_step.access
+        else {
+            unreachable!("a head-first join probes the head relation")
+        };
+        // The group key: the delta's columns that bind the head's key variables (its other
+        // key columns are constants; a repeated head variable the delta does not bind is a
+        // check within the head, not a key).
+        let key_vars: Vec<usize> = head_key
             .iter()
-            .filter_map(|use_| match use_ {
-                ColumnUse::Check(v) => Some(*v),
+            .filter_map(|&column| match head_step.columns[column] {
+                ColumnUse::Check(v) => Some(v),
                 _ => None,
             })
             .collect();
@@ -862,12 +870,6 @@ impl<'a> Context<'a> {
             let i = Index::from(i);
             quote!(let #var = key.#i;)
         });
-        let Access::Probe {
-            index: head_index, ..
-        } = head_step.access
-        else {
-            unreachable!("a head-first join probes the head relation")
-        };
         let head_key_hash = self.key_hash(&extended, head_step);
         let head_filters = self.filters(&extended, &rule.head, head_step, &row1);
         // What the body-first join walks per delta fact: its second step's rows.
