@@ -190,19 +190,21 @@
 //! When each wins, on this repository's benchmark suite (`BENCHMARKS.md`, one run):
 //! alternative proofs win wherever facts have several derivations. Deleting one edge of a
 //! linear closure over a 3,000-node random graph with a giant component, DRed over-deletes
-//! 5.77 million facts to withdraw 4,845 (5.1 s); alternative proofs check 25,208 facts,
-//! raise 16,842 and withdraw 5,800 (14 ms; with [`Strategy::Auto`] 13 ms: 60× faster than
-//! the fastest peer's recompute of what the deletion leaves, 16× faster than
-//! differential-dataflow's update). In Andersen's analysis one deletion costs DRed 322,586
-//! over-deleted facts (1.5 s) and alternative proofs 235 checks (0.07 ms). Where nearly
-//! everything over-deleted is really gone (same-generation on a tree) they check about as
-//! many facts as DRed over-deletes and are still 6× faster. On a cycle with chords, where
-//! one edge takes 22,747 facts and lengthens the shortest derivation of many more, they are
-//! 20× faster than DRed and 3.3× faster than the fastest peer's recompute, yet close enough
-//! to a recompute's cost that [`Strategy::Auto`]'s guard gives up on them. Neither
-//! incremental strategy suits batches that delete a large share of the input or reach most
-//! of the closure: there a recompute wins, which is what [`Strategy::Auto`] and its guard
-//! are for.
+//! 5.77 million facts to withdraw 4,845 (4.9 s); alternative proofs check 25,208 facts,
+//! raise 16,842 and withdraw 5,800 (15 ms with [`Strategy::Auto`]: 46× faster than the
+//! fastest peer's recompute of what the deletion leaves, 13× faster than
+//! differential-dataflow's update). In non-linear closure over a chain with shortcuts, one
+//! edge costs DRed 136,896 over-deleted facts (0.87 s) and alternative proofs 33,938 checks
+//! (69 ms: 15× faster than the fastest recompute, 7× faster than differential-dataflow). In
+//! Andersen's analysis one deletion costs DRed 322,586 over-deleted facts (1.4 s) and
+//! alternative proofs 235 checks (0.07 ms). Where nearly everything over-deleted is really
+//! gone (same-generation on a tree) they check about as many facts as DRed over-deletes
+//! and are still 6× faster. On a cycle with chords, where one edge takes 22,747 facts and
+//! lengthens the shortest derivation of many more, they are 18× faster than DRed and 3.0×
+//! faster than the fastest peer's recompute, yet close enough to a recompute's cost that
+//! [`Strategy::Auto`]'s guard gives up on them. Neither incremental strategy suits batches
+//! that delete a large share of the input or reach most of the closure: there a recompute
+//! wins, which is what [`Strategy::Auto`] and its guard are for.
 //!
 //! A recompute drops the old relations before it builds the new ones, so it needs the
 //! memory of one materialization. After the suite's 1-fact updates (recomputes included)
