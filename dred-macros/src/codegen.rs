@@ -824,22 +824,8 @@ impl<'a> Context<'a> {
         let head_relation = &self.relation(rule.head.relation).name;
         let (row0, row1) = (format_ident!("row0"), format_ident!("row1"));
         let delta_filters = self.filters(&extended, delta_atom, delta_step, &row0);
-        let binds_of = |step: &Step, row: &Ident| -> Vec<TokenStream> {
-            step.columns
-                .iter()
-                .enumerate()
-                .filter_map(|(k, use_)| match use_ {
-                    ColumnUse::Bind(v) => {
-                        let var = var_ident(&rule.vars[*v]);
-                        let id = Index::from(k);
-                        Some(quote!(let #var = &#row.#id;))
-                    }
-                    _ => None,
-                })
-                .collect()
-        };
-        let delta_binds = binds_of(delta_step, &row0);
-        let head_binds = binds_of(head_step, &row1);
+        let delta_binds = binds(rule, delta_step, &row0);
+        let head_binds = binds(rule, head_step, &row1);
         let Access::Probe {
             index: head_index,
             key: head_key,
@@ -917,14 +903,14 @@ impl<'a> Context<'a> {
                 }
             })
             .collect::<Vec<_>>();
+        let keyed = keyed_delta(
+            &quote!(delta.#delta_relation.iter()),
+            &row0,
+            &delta_filters,
+            key_columns,
+        );
         quote! {
-            let rows = delta.#delta_relation.iter();
-            work.visit(rows.len() as u64);
-            let mut keyed: ::std::vec::Vec<_> = rows
-                .filter(|#row0| true #(&& #delta_filters)*)
-                .map(|#row0| ((#(&#row0.#key_columns,)*), #row0))
-                .collect();
-            keyed.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+            #keyed
             let mut heads: ::std::vec::Vec<(_, #rt::Stamp)> = ::std::vec::Vec::new();
             let mut walks: ::std::vec::Vec<usize> = ::std::vec::Vec::new();
             for group in #rt::key_runs(&keyed) {
@@ -1127,19 +1113,7 @@ impl<'a> Context<'a> {
                     Access::Delta => quote!(let cause = admit.cause(&self.#relation, #row);),
                     _ => quote!(),
                 };
-                let binds: Vec<TokenStream> = current
-                    .columns
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(k, use_)| match use_ {
-                        ColumnUse::Bind(v) => {
-                            let var = var_ident(&rule.vars[*v]);
-                            let id = Index::from(k);
-                            Some(quote!(let #var = &#row.#id;))
-                        }
-                        _ => None,
-                    })
-                    .collect();
+                let binds = binds(rule, current, &row);
                 // Work is rows visited: counted per probe, but per row where a support
                 // check may stop early.
                 let matched = with_level(quote!(#(#binds)* #inner));
@@ -1322,14 +1296,9 @@ impl<'a> Context<'a> {
             Some(rows) => rows.clone(),
             None => quote!(delta.#relation.iter()),
         };
+        let keyed = keyed_delta(&source, &row, &filters, key_columns);
         Some(quote! {
-            let rows = #source;
-            work.visit(rows.len() as u64);
-            let mut keyed: ::std::vec::Vec<_> = rows
-                .filter(|#row| true #(&& #filters)*)
-                .map(|#row| ((#(&#row.#key_columns,)*), #row))
-                .collect();
-            keyed.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+            #keyed
             #causes_buffer
             for group in #rt::key_runs(&keyed) {
                 if work.exhausted() {
@@ -1656,6 +1625,41 @@ enum Mode {
 /// leave out the delta's own facts: `Relation::probe_before_latest` in the runtime).
 fn walks_before_delta(join: &Join, step: &Step) -> bool {
     matches!(step.access, Access::Probe { .. }) && join.delta.is_some_and(|delta| step.atom < delta)
+}
+
+/// `keyed`: the delta facts from `source` that pass `filters`, each beside its values at
+/// `key_columns`, sorted by them (for the runtime's `key_runs` to group).
+fn keyed_delta(
+    source: &TokenStream,
+    row: &Ident,
+    filters: &[TokenStream],
+    key_columns: impl Iterator<Item = Index>,
+) -> TokenStream {
+    quote! {
+        let rows = #source;
+        work.visit(rows.len() as u64);
+        let mut keyed: ::std::vec::Vec<_> = rows
+            .filter(|#row| true #(&& #filters)*)
+            .map(|#row| ((#(&#row.#key_columns,)*), #row))
+            .collect();
+        keyed.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    }
+}
+
+/// `let v_x = &row.k;` for each variable `step` binds from its column `k`.
+fn binds(rule: &ir::Rule, step: &Step, row: &Ident) -> Vec<TokenStream> {
+    step.columns
+        .iter()
+        .enumerate()
+        .filter_map(|(k, use_)| match use_ {
+            ColumnUse::Bind(v) => {
+                let var = var_ident(&rule.vars[*v]);
+                let id = Index::from(k);
+                Some(quote!(let #var = &#row.#id;))
+            }
+            _ => None,
+        })
+        .collect()
 }
 
 fn var_ident(var: &Ident) -> Ident {
