@@ -278,3 +278,62 @@ impl JoinPlanner<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quote::quote;
+
+    /// Per rule, the body atoms from which a loss of support may walk the heads first.
+    fn head_first_atoms(source: proc_macro2::TokenStream) -> Vec<Vec<usize>> {
+        let mut errors = crate::Errors::default();
+        let items = crate::syntax::parse(source, &mut errors);
+        let program = crate::check::check(items, &mut errors).expect("a valid program");
+        plan(&program)
+            .rules
+            .iter()
+            .map(|rule| {
+                let atoms = rule.head_first.iter().enumerate();
+                atoms.filter_map(|(p, h)| h.as_ref().map(|_| p)).collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn heads_first_only_from_derived_atoms_with_a_kept_head_index_and_a_known_rest() {
+        // Non-linear closure: each atom binds one column of the head, whose index the other
+        // variant probes; the other atom is then fully known.
+        let nonlinear = head_first_atoms(quote! {
+            struct Tc;
+            @input struct E(u32, u32);
+            struct R(u32, u32);
+            R(x, y) <- E(x, y);
+            R(x, z) <- R(x, y), R(y, z);
+        });
+        assert_eq!(nonlinear, [vec![], vec![0, 1]]);
+        // Linear closure: `R`'s only index is on its first column, and the delta `R(y, z)`
+        // binds the head's second.
+        let linear = head_first_atoms(quote! {
+            struct Tc;
+            @input struct E(u32, u32);
+            struct R(u32, u32);
+            R(x, y) <- E(x, y);
+            R(x, z) <- E(x, y), R(y, z);
+        });
+        assert_eq!(linear, [vec![], vec![]]);
+        // Andersen: `Assign`'s rule only; the others would leave a probe after the head.
+        let andersen = head_first_atoms(quote! {
+            struct Andersen;
+            @input struct AddressOf(u32, u32);
+            @input struct Assign(u32, u32);
+            @input struct Load(u32, u32);
+            @input struct Store(u32, u32);
+            struct Pt(u32, u32);
+            Pt(p, o) <- AddressOf(p, o);
+            Pt(p, o) <- Assign(p, q), Pt(q, o);
+            Pt(v, o) <- Load(v, p), Pt(p, q), Pt(q, o);
+            Pt(q, o) <- Store(p, w), Pt(p, q), Pt(w, o);
+        });
+        assert_eq!(andersen, [vec![], vec![1], vec![], vec![]]);
+    }
+}
