@@ -807,7 +807,8 @@ impl<'a> Context<'a> {
     /// stamps, when it is smaller than what the body-first join (`body_first`) would walk
     /// for the group's facts (its second step's rows, one head lookup each); then, per
     /// delta fact, the heads in its stamp range, each checked against the rest of the body.
-    /// Groups with larger buckets go to `leftover`, for the body-first join.
+    /// The groups whose bucket, and the facts whose heads in range, outnumber the rows the
+    /// body-first join would walk for them go to `leftover`, for that join.
     fn head_first_code(
         &self,
         rule: &ir::Rule,
@@ -1079,10 +1080,7 @@ impl<'a> Context<'a> {
             }
             access => {
                 let source = match access {
-                    Access::Delta => match delta_rows {
-                        Some(rows) => rows.clone(),
-                        None => quote!(delta.#relation.iter()),
-                    },
+                    Access::Delta => delta_source(relation, delta_rows),
                     Access::Scan => quote!(self.#relation.iter()),
                     // Semi-naive: in the variant whose delta is atom i, the atoms before i
                     // match only facts older than the delta when it is the latest batch, so
@@ -1292,10 +1290,7 @@ impl<'a> Context<'a> {
             }
         });
         let inner = self.join_code(rule, join, step + 1, &per_fact, Mode::Live);
-        let source = match delta_rows {
-            Some(rows) => rows.clone(),
-            None => quote!(delta.#relation.iter()),
-        };
+        let source = delta_source(relation, delta_rows);
         let keyed = keyed_delta(&source, &row, &filters, key_columns);
         Some(quote! {
             #keyed
@@ -1625,6 +1620,15 @@ enum Mode {
 /// leave out the delta's own facts: `Relation::probe_before_latest` in the runtime).
 fn walks_before_delta(join: &Join, step: &Step) -> bool {
     matches!(step.access, Access::Probe { .. }) && join.delta.is_some_and(|delta| step.atom < delta)
+}
+
+/// The delta facts a join's delta step walks: `delta_rows` if given, else the delta's set of
+/// `relation`.
+fn delta_source(relation: &Ident, delta_rows: Option<&TokenStream>) -> TokenStream {
+    match delta_rows {
+        Some(rows) => rows.clone(),
+        None => quote!(delta.#relation.iter()),
+    }
 }
 
 /// `keyed`: the delta facts from `source` that pass `filters`, each beside its values at
