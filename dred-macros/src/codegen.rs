@@ -1364,7 +1364,7 @@ impl<'a> Context<'a> {
 
     /// When a head-bound join's first step walks a derived relation's bucket: that
     /// relation's index and row type. Support checks then share the bucket's stamps (see
-    /// [`dred_runtime::StampedBucket`]).
+    /// `dred_runtime::StampedBucket`).
     fn stamped_first(&self, rule: &ir::Rule, join: &Join) -> Option<(usize, TokenStream)> {
         let first = join.steps.first()?;
         let relation = self.relation(rule.body[first.atom].relation);
