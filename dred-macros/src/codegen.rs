@@ -913,6 +913,7 @@ impl<'a> Context<'a> {
         quote! {
             #keyed
             let mut heads: ::std::vec::Vec<(_, #rt::Stamp)> = ::std::vec::Vec::new();
+            let mut in_range: ::std::vec::Vec<(_, #rt::Stamp)> = ::std::vec::Vec::new();
             let mut walks: ::std::vec::Vec<usize> = ::std::vec::Vec::new();
             for group in #rt::key_runs(&keyed) {
                 if work.exhausted() {
@@ -941,22 +942,21 @@ impl<'a> Context<'a> {
                         return;
                     }
                     let cause = admit.cause(&self.#delta_relation, #row0);
+                    in_range.clear();
+                    in_range.extend(
+                        heads
+                            .iter()
+                            .filter(|&&(_, stamp)| #rt::program::held_admits(stamp, cause, || 0)),
+                    );
                     // A head in range costs a lookup or two of the rest of the body; a row
                     // of the body-first join, one head lookup.
-                    let in_range = heads
-                        .iter()
-                        .filter(|&&(_, stamp)| #rt::program::held_admits(stamp, cause, || 0))
-                        .count();
-                    if by_cost && in_range >= walk {
+                    if by_cost && in_range.len() >= walk {
                         leftover.push(#row0);
                         continue;
                     }
                     #(#delta_binds)*
-                    for &(#row1, stamp) in &heads {
-                        if !#rt::program::held_admits(stamp, cause, || 0) {
-                            continue;
-                        }
-                        work.visit(1);
+                    work.visit(in_range.len() as u64);
+                    for &(#row1, stamp) in &in_range {
                         #(#head_binds)*
                         'instance: {
                             #(#tests)*
