@@ -16,6 +16,7 @@ mod common;
 
 use common::*;
 use dred::runtime::program::{set_held_joins, HeldJoins};
+use dred::runtime::relation::{set_delta_chunk, DELTA_CHUNK};
 use dred::runtime::{Batch, FactSets, GroundFact, Program, Strategy, Trace};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
@@ -125,8 +126,21 @@ fn batch_and_reference<P: Program>(
     (batch, expected)
 }
 
-/// Runs one random history on `P`, checking every batch.
+/// Runs one random history on `P`, checking every batch; three histories in four split
+/// each delta join's delta into chunks of one to three facts, so that a key's facts fall
+/// in several chunks (the default chunk is larger than any test's delta).
 fn check_history<P: Program>(
+    initial: &[RawFact],
+    batches: &[RawBatch],
+) -> Result<(), TestCaseError> {
+    let chunk = [DELTA_CHUNK, 1, 2, 3][initial.len() % 4];
+    let previous = set_delta_chunk(chunk);
+    let checked = check_history_chunked::<P>(initial, batches);
+    set_delta_chunk(previous);
+    checked
+}
+
+fn check_history_chunked<P: Program>(
     initial: &[RawFact],
     batches: &[RawBatch],
 ) -> Result<(), TestCaseError> {
@@ -189,6 +203,11 @@ fn check_strategies<P: Program>(
             "alternative proofs, body first",
             fresh(),
         ),
+        (
+            Strategy::AltProof,
+            "alternative proofs, chunks of two",
+            fresh(),
+        ),
     ];
 
     for (k, raw_batch) in batches.iter().enumerate() {
@@ -203,14 +222,19 @@ fn check_strategies<P: Program>(
                 "alternative proofs, body first" => HeldJoins::BodyFirst,
                 _ => HeldJoins::ByCost,
             };
-            let previous = set_held_joins(joins);
+            let chunk = match *name {
+                "alternative proofs, chunks of two" => 2,
+                _ => DELTA_CHUNK,
+            };
+            let (previous_joins, previous_chunk) = (set_held_joins(joins), set_delta_chunk(chunk));
             let report = dred::runtime::maintain::update_using(
                 program,
                 batch.clone(),
                 *strategy,
                 Trace::Explained,
             );
-            set_held_joins(previous);
+            set_held_joins(previous_joins);
+            set_delta_chunk(previous_chunk);
             if *strategy == Strategy::AltProof && *name != "alternative proofs, unstamped" {
                 let rounds = alt_proof_rounds(&report);
                 match &by_cost_rounds {

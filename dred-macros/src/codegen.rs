@@ -904,17 +904,7 @@ impl<'a> Context<'a> {
                 }
             })
             .collect::<Vec<_>>();
-        let keyed = keyed_delta(
-            &quote!(delta.#delta_relation.iter()),
-            &row0,
-            &delta_filters,
-            key_columns,
-        );
-        quote! {
-            #keyed
-            let mut heads: ::std::vec::Vec<(_, #rt::Stamp)> = ::std::vec::Vec::new();
-            let mut in_range: ::std::vec::Vec<(_, #rt::Stamp)> = ::std::vec::Vec::new();
-            let mut walks: ::std::vec::Vec<usize> = ::std::vec::Vec::new();
+        let groups = quote! {
             for group in #rt::key_runs(&keyed) {
                 if work.exhausted() {
                     return;
@@ -967,6 +957,20 @@ impl<'a> Context<'a> {
                     }
                 }
             }
+        };
+        let keyed = keyed_delta(
+            &quote!(delta.#delta_relation.iter()),
+            &row0,
+            &delta_filters,
+            key_columns,
+            rt,
+            groups,
+        );
+        quote! {
+            let mut heads: ::std::vec::Vec<(_, #rt::Stamp)> = ::std::vec::Vec::new();
+            let mut in_range: ::std::vec::Vec<(_, #rt::Stamp)> = ::std::vec::Vec::new();
+            let mut walks: ::std::vec::Vec<usize> = ::std::vec::Vec::new();
+            #keyed
         }
     }
 
@@ -1291,10 +1295,7 @@ impl<'a> Context<'a> {
         });
         let inner = self.join_code(rule, join, step + 1, &per_fact, Mode::Live);
         let source = delta_source(relation, delta_rows);
-        let keyed = keyed_delta(&source, &row, &filters, key_columns);
-        Some(quote! {
-            #keyed
-            #causes_buffer
+        let groups = quote! {
             for group in #rt::key_runs(&keyed) {
                 if work.exhausted() {
                     return;
@@ -1304,6 +1305,11 @@ impl<'a> Context<'a> {
                 #(#key_binds)*
                 #inner
             }
+        };
+        let keyed = keyed_delta(&source, &row, &filters, key_columns, rt, groups);
+        Some(quote! {
+            #causes_buffer
+            #keyed
         })
     }
 
@@ -1631,22 +1637,33 @@ fn delta_source(relation: &Ident, delta_rows: Option<&TokenStream>) -> TokenStre
     }
 }
 
-/// `keyed`: the delta facts from `source` that pass `filters`, each beside its values at
-/// `key_columns`, sorted by them (for the runtime's `key_runs` to group).
+/// Runs `per_chunk` over `keyed`: the delta facts from `source` that pass `filters`, each
+/// beside its values at `key_columns`, sorted by them (for the runtime's `key_runs` to
+/// group), `dred_runtime::relation::delta_chunk()` facts at a time.
 fn keyed_delta(
     source: &TokenStream,
     row: &Ident,
     filters: &[TokenStream],
     key_columns: impl Iterator<Item = Index>,
+    rt: &TokenStream,
+    per_chunk: TokenStream,
 ) -> TokenStream {
     quote! {
-        let rows = #source;
+        let mut rows = #source;
         work.visit(rows.len() as u64);
-        let mut keyed: ::std::vec::Vec<_> = rows
-            .filter(|#row| true #(&& #filters)*)
-            .map(|#row| ((#(&#row.#key_columns,)*), #row))
-            .collect();
-        keyed.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        let chunk = #rt::relation::delta_chunk();
+        let mut keyed: ::std::vec::Vec<_> = ::std::vec::Vec::with_capacity(rows.len().min(chunk));
+        while rows.len() > 0 {
+            keyed.clear();
+            keyed.extend(
+                rows.by_ref()
+                    .take(chunk)
+                    .filter(|#row| true #(&& #filters)*)
+                    .map(|#row| ((#(&#row.#key_columns,)*), #row)),
+            );
+            keyed.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+            #per_chunk
+        }
     }
 }
 
