@@ -119,7 +119,9 @@
 //!   probed while its relation holds facts, the rest when a materialization ends, so that
 //!   a materialization does not keep in step an index only its first round asks for;
 //!   where a later step walks a derived relation, the delta is grouped by the values the
-//!   later steps read, so that walk runs once per group; in an insertion round the atoms
+//!   later steps read, so that walk runs once per group (sorted 2^14 facts at a time, so
+//!   that the sorted copy stays small beside a materialization's largest round, its
+//!   memory peak); in an insertion round the atoms
 //!   before the delta's walk only facts older than the delta, the prefix of each index
 //!   bucket that came before it, so an instance with two new facts is found once) and one
 //!   for head-bound rederivation.
@@ -190,17 +192,17 @@
 //! When each wins, on this repository's benchmark suite (`BENCHMARKS.md`, one run):
 //! alternative proofs win wherever facts have several derivations. Deleting one edge of a
 //! linear closure over a 3,000-node random graph with a giant component, DRed over-deletes
-//! 5.77 million facts to withdraw 4,845 (4.9 s); alternative proofs check 25,208 facts,
-//! raise 16,842 and withdraw 5,800 (15 ms with [`Strategy::Auto`]: 46× faster than the
-//! fastest peer's recompute of what the deletion leaves, 13× faster than
+//! 5.77 million facts to withdraw 4,845 (3.2 s); alternative proofs check 25,208 facts,
+//! raise 16,842 and withdraw 5,800 (9.4 ms with [`Strategy::Auto`]: 71× faster than the
+//! fastest peer's recompute of what the deletion leaves, 16× faster than
 //! differential-dataflow's update). In non-linear closure over a chain with shortcuts, one
-//! edge costs DRed 136,896 over-deleted facts (0.87 s) and alternative proofs 33,938 checks
-//! (69 ms: 15× faster than the fastest recompute, 7× faster than differential-dataflow). In
-//! Andersen's analysis one deletion costs DRed 322,586 over-deleted facts (1.4 s) and
+//! edge costs DRed 136,896 over-deleted facts (0.71 s) and alternative proofs 33,938 checks
+//! (56 ms: 18× faster than the fastest recompute, 7.7× faster than differential-dataflow).
+//! In Andersen's analysis one deletion costs DRed 322,586 over-deleted facts (1.3 s) and
 //! alternative proofs 235 checks (0.07 ms). Where nearly everything over-deleted is really
 //! gone (same-generation on a tree) they check about as many facts as DRed over-deletes
-//! and are still 6× faster. On a cycle with chords, where one edge takes 22,747 facts and
-//! lengthens the shortest derivation of many more, they are 18× faster than DRed and 3.0×
+//! and are still 5× faster. On a cycle with chords, where one edge takes 22,747 facts and
+//! lengthens the shortest derivation of many more, they are 17× faster than DRed and 3.8×
 //! faster than the fastest peer's recompute, yet close enough to a recompute's cost that
 //! [`Strategy::Auto`]'s guard gives up on them. Neither incremental strategy suits batches
 //! that delete a large share of the input or reach most of the closure: there a recompute
@@ -209,7 +211,7 @@
 //! A recompute drops the old relations before it builds the new ones, so it needs the
 //! memory of one materialization. After the suite's 1-fact updates (recomputes included)
 //! the resident set stays within 1.20× of the from-scratch peak (`BENCHMARKS.md`, "Memory
-//! while updating"). Some of that can be glibc's heap (Andersen: 1.09×, 1.05× with
+//! while updating"). Some of that can be glibc's heap (Andersen: 1.12×, 1.09× with
 //! `MALLOC_MMAP_THRESHOLD_=131072`): glibc raises its mmap threshold when a large block is
 //! freed, so tables allocated after a recompute grow in its heap, which keeps the smaller
 //! tables they outgrow. Fixing the threshold or choosing another global allocator avoids it.
