@@ -140,6 +140,7 @@ fn check_history<P: Program>(
     checked
 }
 
+/// [`check_history`] at the chunk size it set.
 fn check_history_chunked<P: Program>(
     initial: &[RawFact],
     batches: &[RawBatch],
