@@ -1442,6 +1442,7 @@ impl<'a> Context<'a> {
     fn inherent_impl(&self) -> TokenStream {
         let rt = &self.rt;
         let (program, facts, fact_enum) = (&self.program.name, &self.facts, &self.fact_enum);
+        let names = self.program.relations.iter().map(|r| &r.name);
         let rules_text: String = self
             .program
             .rules
@@ -1515,6 +1516,14 @@ impl<'a> Context<'a> {
                 /// A copy of every fact, input and derived.
                 pub fn facts(&self) -> #facts {
                     #rt::Program::all_facts(self)
+                }
+
+                /// An estimate of the heap memory the program's relations hold, in bytes:
+                /// the sum of [`Relation::heap_bytes`](dred::runtime::Relation::heap_bytes)
+                /// over its relations. Updates that leave the facts as they were leave it
+                /// about where it was: retired facts and spare capacity stay bounded.
+                pub fn heap_bytes(&self) -> usize {
+                    0 #(+ self.#names.heap_bytes())*
                 }
 
                 /// A program holding exactly `facts` (inputs and derived), unchecked: the

@@ -109,6 +109,13 @@ impl<T: Tuple> FactMap<T> {
         self.shards.iter().map(HashTable::capacity).sum()
     }
 
+    /// Bytes of the shards' tables (slots, control bytes, the shard headers), not counting
+    /// heap memory the facts own.
+    pub fn table_bytes(&self) -> usize {
+        let tables: usize = self.shards.iter().map(HashTable::allocation_size).sum();
+        tables + std::mem::size_of_val::<[Shard<T>]>(&self.shards)
+    }
+
     /// Room for `additional` more facts, spread evenly (a shard that gets more grows).
     pub fn reserve(&mut self, additional: usize) {
         let each = additional.div_ceil(SHARDS);

@@ -403,6 +403,7 @@ fn finish_with_insertion<P: Program>(
             );
         }
     }
+    program.settle();
     report
 }
 
