@@ -1469,7 +1469,7 @@ impl<'a> Context<'a> {
                 }
 
                 /// [`Self::materialize`], keeping only what `trace` asks for in the report:
-                /// with [`Trace::Counts`](#rt::Trace::Counts), its rounds are counts, not a
+                /// with [`Trace::Counts`](dred::runtime::Trace::Counts), its rounds are counts, not a
                 /// second copy of every fact.
                 pub fn materialize_with(inputs: #rt::Batch<#facts>, trace: #rt::Trace) -> (Self, #rt::UpdateReport<#facts>) {
                     #rt::maintain::materialize::<Self>(inputs, trace)
@@ -1534,7 +1534,7 @@ impl<'a> Context<'a> {
                 }
 
                 /// A well-founded proof of why `fact` holds (an indented tree when displayed),
-                /// or [`NotDerived`](#rt::NotDerived) if it does not. Each call recomputes
+                /// or [`NotDerived`](dred::runtime::NotDerived) if it does not. Each call recomputes
                 /// the ranks it needs; use [`Self::explainer`] to explain many facts.
                 pub fn explain(
                     &self,
