@@ -239,6 +239,16 @@ impl DredProgram {
             DredProgram::Andersen(p) => p.relation::<dred_programs::andersen::Pt>().len(),
         }
     }
+
+    /// What its relations keep allocated (the generated `heap_bytes`).
+    pub fn heap_bytes(&self) -> usize {
+        match self {
+            DredProgram::TcNonlinear(p) => p.heap_bytes(),
+            DredProgram::TcLinear(p) => p.heap_bytes(),
+            DredProgram::SameGeneration(p) => p.heap_bytes(),
+            DredProgram::Andersen(p) => p.heap_bytes(),
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------

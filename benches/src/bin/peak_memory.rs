@@ -1,7 +1,8 @@
 //! Peak memory of one engine on one workload, in a process of its own:
 //! `peak_memory <engine> <workload index>` prints the peak resident set (KiB) after the
 //! from-scratch materialization, and for dred also after a soak of update batches
-//! (1-fact deletions and re-insertions), which must not grow it.
+//! (1-fact deletions and re-insertions), which must not grow it; then, for dred, what its
+//! relations keep allocated (`heap_bytes`, in bytes) after each of the two.
 
 use dred_benches::engines::*;
 use dred_benches::{update_facts, workloads};
@@ -25,16 +26,19 @@ fn main() {
     let workload = &workloads()[index];
     let scratch_kib;
     let mut soak_kib = None;
+    let mut heap_bytes = None;
     match engine.as_str() {
         "dred" => {
             let mut program = DredProgram::materialize(workload);
             scratch_kib = peak_kib();
+            let materialized = program.heap_bytes();
             for seed in 0..soak as u64 {
                 let (deletions, _) = update_facts(workload, 1, 100 + seed);
                 program.update_using(&deletions, &[], dred::Strategy::Auto);
                 program.update_using(&[], &deletions, dred::Strategy::Auto);
             }
             soak_kib = Some(peak_kib());
+            heap_bytes = Some((materialized, program.heap_bytes()));
             std::hint::black_box(program.derived_len());
         }
         // The process with the workload's inputs generated and no engine run: what every
@@ -77,8 +81,10 @@ fn main() {
         }
         other => panic!("unknown engine {other}"),
     }
-    match soak_kib {
-        Some(soak) => println!("{scratch_kib} {soak}"),
-        None => println!("{scratch_kib}"),
+    match (soak_kib, heap_bytes) {
+        (Some(soak), Some((materialized, updated))) => {
+            println!("{scratch_kib} {soak} {materialized} {updated}")
+        }
+        _ => println!("{scratch_kib}"),
     }
 }
