@@ -700,8 +700,8 @@ impl<T: Tuple> Relation<T> {
     /// the room of the tables that only an update uses: the old stamps of risen facts, and
     /// of the retired facts all but what those left need. Kept between updates, they held
     /// the largest update's sizes for good (non-linear closure: up to 27% more than the
-    /// materialization's tables after a soak of 1-edge deletions and re-insertions; see
-    /// `tests/soak.rs`).
+    /// materialization's tables over a soak of deleted and restored edges; `soak` in
+    /// `tests/strategies.rs`).
     pub fn settle(&mut self) {
         if self.dead.len() > self.facts.len() / 8 {
             let dead = std::mem::take(&mut self.dead);
