@@ -55,7 +55,11 @@ fn seed_graph() -> Graph {
 }
 
 fn snapshot(graph: &Graph) -> BTreeSet<GroundFact> {
-    graph.facts().ground().into_iter().collect()
+    ground(&graph.facts())
+}
+
+fn ground(facts: &impl FactSets) -> BTreeSet<GroundFact> {
+    facts.ground().into_iter().collect()
 }
 
 #[test]
@@ -374,8 +378,9 @@ mod soak {
     use std::collections::BTreeSet;
 
     use super::closure::*;
+    use super::ground;
     use dred::runtime::oracle::least_model;
-    use dred::runtime::{FactSets, GroundFact, Program};
+    use dred::runtime::Program;
     use dred::{Batch, Strategy, Trace};
 
     fn batches() -> usize {
@@ -407,10 +412,6 @@ mod soak {
             edges.insert((a, b));
         }
         edges.into_iter().map(|(a, b)| E(a, b)).collect()
-    }
-
-    fn ground(facts: &ClosureFacts) -> BTreeSet<GroundFact> {
-        facts.ground().into_iter().collect()
     }
 
     fn soak(strategy: Strategy) {
