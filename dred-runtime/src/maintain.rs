@@ -403,6 +403,8 @@ fn finish_with_insertion<P: Program>(
             );
         }
     }
+    // Every strategy but a recompute ends here: retired facts past an eighth leave the
+    // indexes (after the insertion, which revives in place those it brings back).
     program.settle();
     report
 }
@@ -467,7 +469,6 @@ fn alt_proof<P: Program>(
             rederive.elapsed = started.elapsed();
             report.rederive = Some(rederive);
         }
-        program.settle();
     }
     report.work = work.rows();
     Ok(finish_with_insertion(program, insertions, report))
