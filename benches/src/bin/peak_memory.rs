@@ -25,8 +25,9 @@ fn main() {
         .map_or(200, |s| s.parse().expect("soak batches"));
     let workload = &workloads()[index];
     let scratch_kib;
-    let mut soak_kib = None;
-    let mut heap_bytes = None;
+    // After the soak (dred only): the peak, and what its relations kept allocated before
+    // and after it.
+    let mut after_soak = None;
     match engine.as_str() {
         "dred" => {
             let mut program = DredProgram::materialize(workload);
@@ -37,8 +38,7 @@ fn main() {
                 program.update_using(&deletions, &[], dred::Strategy::Auto);
                 program.update_using(&[], &deletions, dred::Strategy::Auto);
             }
-            soak_kib = Some(peak_kib());
-            heap_bytes = Some((materialized, program.heap_bytes()));
+            after_soak = Some((peak_kib(), materialized, program.heap_bytes()));
             std::hint::black_box(program.derived_len());
         }
         // The process with the workload's inputs generated and no engine run: what every
@@ -81,10 +81,10 @@ fn main() {
         }
         other => panic!("unknown engine {other}"),
     }
-    match (soak_kib, heap_bytes) {
-        (Some(soak), Some((materialized, updated))) => {
-            println!("{scratch_kib} {soak} {materialized} {updated}")
+    match after_soak {
+        Some((soak_kib, materialized, updated)) => {
+            println!("{scratch_kib} {soak_kib} {materialized} {updated}")
         }
-        _ => println!("{scratch_kib}"),
+        None => println!("{scratch_kib}"),
     }
 }
