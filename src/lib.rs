@@ -180,12 +180,12 @@
 //! - [`Strategy::Auto`] recomputes when the net deletion is more than a twentieth of the
 //!   input facts; otherwise it runs alternative proofs under a guard: the joins count the
 //!   rows they visit and consult the guard every few thousand rows, inside a round; once
-//!   an update has taken a sixth of the time the fastest materialization seen took
+//!   an update has taken an eighth of the time the fastest materialization seen took
 //!   (scaled to today's size; a fifth of its rows if it took under 2 ms), the joins stop
 //!   where they are and it recomputes. The larger the deletion, the smaller that share:
 //!   it falls linearly to nothing at the twentieth where Auto recomputes outright, as a
 //!   larger deletion tends to leave less to recompute. An update that gives up thus
-//!   costs at most about a sixth more than a recompute of the model it started from; more
+//!   costs at most about an eighth more than a recompute of the model it started from; more
 //!   than that against the recompute after it when that estimate rests on one slow
 //!   timing, or when the update takes away much of the model (the suite's back-to-back
 //!   pairs in `BENCHMARKS.md` measure it). The report's `why` says when and why.
