@@ -1025,6 +1025,25 @@ impl<'a> Context<'a> {
         mode: Mode,
         delta_rows: Option<&TokenStream>,
     ) -> TokenStream {
+        let code = self.step_code(rule, join, step, innermost, mode, delta_rows);
+        if step == 0 {
+            let slots = probe_slots(join, Bound::BeforeJoin);
+            quote!(#(#slots)* #code)
+        } else {
+            code
+        }
+    }
+
+    /// The code of `join.steps[step..]` (see [`Context::join_code_over`]).
+    fn step_code(
+        &self,
+        rule: &ir::Rule,
+        join: &Join,
+        step: usize,
+        innermost: &TokenStream,
+        mode: Mode,
+        delta_rows: Option<&TokenStream>,
+    ) -> TokenStream {
         let Some(current) = join.steps.get(step) else {
             return innermost.clone();
         };
@@ -1032,6 +1051,8 @@ impl<'a> Context<'a> {
             return grouped;
         }
         let inner = self.join_code_over(rule, join, step + 1, innermost, mode, delta_rows);
+        let slots = probe_slots(join, Bound::AtStep(step));
+        let inner = quote!(#(#slots)* #inner);
         let atom = &rule.body[current.atom];
         let body_relation = self.relation(atom.relation);
         let relation = &body_relation.name;
@@ -1104,6 +1125,10 @@ impl<'a> Context<'a> {
                         quote!(self.#relation.probe(#index, #key_hash))
                     }
                     Access::Contains => unreachable!(),
+                };
+                let source = match probe_slot(join, step) {
+                    Some(slot) => quote!(*#slot.get_or_insert_with(|| #source)),
+                    None => source,
                 };
                 let mut filters = self.filters(rule, atom, current, &row);
                 filters.extend(support_filters);
@@ -1294,6 +1319,7 @@ impl<'a> Context<'a> {
             }
         });
         let inner = self.join_code(rule, join, step + 1, &per_fact, Mode::Live);
+        let slots = probe_slots(join, Bound::AtStep(step));
         let source = delta_source(relation, delta_rows);
         let groups = quote! {
             for group in #rt::key_runs(&keyed) {
@@ -1303,6 +1329,7 @@ impl<'a> Context<'a> {
                 #causes
                 let key = group[0].0;
                 #(#key_binds)*
+                #(#slots)*
                 #inner
             }
         };
@@ -1631,6 +1658,64 @@ enum Mode {
     Live,
 }
 
+/// Where a join has bound every variable of a probe's key.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Bound {
+    /// Before its first step (a head-bound join's head variables).
+    BeforeJoin,
+    /// By this step.
+    AtStep(usize),
+}
+
+/// Where the key of `join.steps[step]`'s probe is bound, when that is outside the loop of
+/// the step just before it: the probe then returns the same bucket on every round of the
+/// loops in between (same-generation's delta `Sg(a, b)` walks `Par(x, a)` and, for each
+/// `x`, `Par(y, b)`), so it is made once where its key is bound and kept in a slot. `None`
+/// for steps that do not probe, keys of constants only, and keys the step before binds.
+fn probe_home(join: &Join, step: usize) -> Option<Bound> {
+    let current = &join.steps[step];
+    let Access::Probe { key, .. } = &current.access else {
+        return None;
+    };
+    let binder = |v: usize| {
+        join.steps[..step]
+            .iter()
+            .position(|earlier| earlier.columns.contains(&ColumnUse::Bind(v)))
+    };
+    let mut home = None;
+    for &column in key {
+        if let ColumnUse::Check(v) = current.columns[column] {
+            let bound = binder(v).map_or(Bound::BeforeJoin, Bound::AtStep);
+            home = Some(match (home, bound) {
+                (Some(Bound::AtStep(a)), Bound::AtStep(b)) => Bound::AtStep(a.max(b)),
+                (Some(Bound::AtStep(a)), Bound::BeforeJoin) => Bound::AtStep(a),
+                (_, bound) => bound,
+            });
+        }
+    }
+    match home? {
+        Bound::BeforeJoin if step == 0 => None,
+        Bound::AtStep(at) if at + 1 >= step => None,
+        home => Some(home),
+    }
+}
+
+/// The slot that keeps `join.steps[step]`'s bucket (see [`probe_home`]), if it has one.
+fn probe_slot(join: &Join, step: usize) -> Option<Ident> {
+    probe_home(join, step).map(|_| format_ident!("probe{}", step))
+}
+
+/// The empty slots of the probes whose keys are bound at `home`, declared there; each is
+/// filled by the first walk of its step, so an index is never probed (and built) earlier
+/// than the join would have probed it.
+fn probe_slots(join: &Join, home: Bound) -> Vec<TokenStream> {
+    (0..join.steps.len())
+        .filter(|&step| probe_home(join, step) == Some(home))
+        .filter_map(|step| probe_slot(join, step))
+        .map(|slot| quote!(let mut #slot = ::core::option::Option::None;))
+        .collect()
+}
+
 /// Whether `step` of a delta join probes an index for an atom before the delta's (it may then
 /// leave out the delta's own facts: `Relation::probe_before_latest` in the runtime).
 fn walks_before_delta(join: &Join, step: &Step) -> bool {
@@ -1694,4 +1779,65 @@ fn binds(rule: &ir::Rule, step: &Step, row: &Ident) -> Vec<TokenStream> {
 
 fn var_ident(var: &Ident) -> Ident {
     format_ident!("v_{}", var)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quote::quote;
+
+    /// Per rule, per delta join then the head-bound one: the steps whose probe is made
+    /// before the loop just outside it, and where.
+    fn hoisted(source: TokenStream) -> Vec<Vec<Vec<(usize, Bound)>>> {
+        let mut errors = crate::Errors::default();
+        let items = crate::syntax::parse(source, &mut errors);
+        let program = crate::check::check(items, &mut errors).expect("a valid program");
+        let homes = |join: &Join| -> Vec<(usize, Bound)> {
+            (0..join.steps.len())
+                .filter_map(|step| Some((step, probe_home(join, step)?)))
+                .collect()
+        };
+        crate::plan::plan(&program)
+            .rules
+            .iter()
+            .map(|rule| {
+                rule.deltas
+                    .iter()
+                    .chain([&rule.derive])
+                    .map(homes)
+                    .collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_probe_whose_key_an_outer_step_binds_is_made_there() {
+        // Same generation: a delta `Sg(a, b)` walks `Par(x, a)`, then `Par(y, b)` for each
+        // `x`, keyed by the delta alone; the head-bound join walks `Par(x, a)`, then
+        // `Par(y, b)` keyed by the head's `y`.
+        let same_generation = hoisted(quote! {
+            struct SameGeneration;
+            @input struct Par(u32, u32);
+            struct Sg(u32, u32);
+            Sg(x, y) <- Par(x, p), Par(y, p);
+            Sg(x, y) <- Par(x, a), Sg(a, b), Par(y, b);
+        });
+        assert_eq!(same_generation[0], [vec![], vec![], vec![]]);
+        let [par_first, sg_delta, par_last, derive] = &same_generation[1][..] else {
+            panic!("three delta joins and a head-bound one")
+        };
+        assert_eq!(sg_delta, &[(2, Bound::AtStep(0))]);
+        assert_eq!(derive, &[(1, Bound::BeforeJoin)]);
+        // From a delta `Par`, every later step's key comes from the step just before.
+        assert_eq!((par_first, par_last), (&vec![], &vec![]));
+        // Linear closure: each step's key comes from the step before it.
+        let linear = hoisted(quote! {
+            struct Tc;
+            @input struct E(u32, u32);
+            struct R(u32, u32);
+            R(x, y) <- E(x, y);
+            R(x, z) <- E(x, y), R(y, z);
+        });
+        assert!(linear.iter().flatten().all(Vec::is_empty));
+    }
 }
