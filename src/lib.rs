@@ -124,8 +124,9 @@
 //!   that the sorted copy stays small beside a materialization's largest round, its
 //!   memory peak); in an insertion round the atoms
 //!   before the delta's walk only facts older than the delta, the prefix of each index
-//!   bucket that came before it, so an instance with two new facts is found once) and one
-//!   for head-bound rederivation.
+//!   bucket that came before it, so an instance with two new facts is found once; a
+//!   probe whose key an outer step or the head binds is made once there, not once per row
+//!   of the loops in between) and one for head-bound rederivation.
 //!
 //! ## Updates, exactly as the seed defines them
 //!
