@@ -661,7 +661,7 @@ impl<'a> Context<'a> {
                         out.#head_relation.insert(head);
                     }
                 };
-                let body = self.join_code(rule, join, 0, &emit, Mode::Live);
+                let body = self.join_code(rule, join, &emit, Mode::Live);
                 let Some(head_first) = head_first else {
                     return quote! {
                         if !delta.#delta_relation.is_empty() { #body }
@@ -673,7 +673,7 @@ impl<'a> Context<'a> {
                 let heads_first = self.head_first_code(rule, join, head_first);
                 let leftover = quote!(leftover.iter().copied());
                 let body_over_leftover =
-                    self.join_code_over(rule, join, 0, &emit, Mode::Live, Some(&leftover));
+                    self.join_code_over(rule, join, &emit, Mode::Live, Some(&leftover));
                 quote! {
                     if !delta.#delta_relation.is_empty() {
                         if admit.has_causes() {
@@ -715,7 +715,7 @@ impl<'a> Context<'a> {
         let derives = format_ident!("derives_rule_{}", index);
         let head_match = self.head_match(rule, &quote!(false));
         let head_match_level = self.head_match(rule, &quote!(u64::MAX));
-        let body = self.join_code(rule, &plan.derive, 0, &quote!(return true;), Mode::Live);
+        let body = self.join_code(rule, &plan.derive, &quote!(return true;), Mode::Live);
         let supports = format_ident!("support_rule_{}", index);
         let level_found = quote! {
             if level <= u64::from(bound) {
@@ -723,7 +723,7 @@ impl<'a> Context<'a> {
             }
             lowest = lowest.min(level);
         };
-        let support = self.join_code(rule, &plan.derive, 0, &level_found, Mode::Supports);
+        let support = self.join_code(rule, &plan.derive, &level_found, Mode::Supports);
 
         let (first_param, first_key) = match self.stamped_first(rule, &plan.derive) {
             Some((_, row_ty)) => {
@@ -762,7 +762,7 @@ impl<'a> Context<'a> {
                 return true;
             }
         };
-        let enumerate = self.join_code(rule, &plan.derive, 0, &visit, Mode::Live);
+        let enumerate = self.join_code(rule, &plan.derive, &visit, Mode::Live);
         quote! {
             #fire
 
@@ -1002,16 +1002,15 @@ impl<'a> Context<'a> {
         code
     }
 
-    /// Nested loops for `join.steps[step..]`, running `innermost` per complete match.
+    /// Nested loops for `join.steps`, running `innermost` per complete match.
     fn join_code(
         &self,
         rule: &ir::Rule,
         join: &Join,
-        step: usize,
         innermost: &TokenStream,
         mode: Mode,
     ) -> TokenStream {
-        self.join_code_over(rule, join, step, innermost, mode, None)
+        self.join_code_over(rule, join, innermost, mode, None)
     }
 
     /// [`Context::join_code`], the delta step walking `delta_rows` (references to facts)
@@ -1020,21 +1019,16 @@ impl<'a> Context<'a> {
         &self,
         rule: &ir::Rule,
         join: &Join,
-        step: usize,
         innermost: &TokenStream,
         mode: Mode,
         delta_rows: Option<&TokenStream>,
     ) -> TokenStream {
-        let code = self.step_code(rule, join, step, innermost, mode, delta_rows);
-        if step == 0 {
-            let slots = probe_slots(join, Bound::BeforeJoin);
-            quote!(#(#slots)* #code)
-        } else {
-            code
-        }
+        let slots = probe_slots(join, Bound::BeforeJoin);
+        let code = self.step_code(rule, join, 0, innermost, mode, delta_rows);
+        quote!(#(#slots)* #code)
     }
 
-    /// The code of `join.steps[step..]` (see [`Context::join_code_over`]).
+    /// The nested loops of `join.steps[step..]` (see [`Context::join_code_over`]).
     fn step_code(
         &self,
         rule: &ir::Rule,
@@ -1050,7 +1044,7 @@ impl<'a> Context<'a> {
         if let Some(grouped) = self.grouped_delta(rule, join, step, innermost, delta_rows) {
             return grouped;
         }
-        let inner = self.join_code_over(rule, join, step + 1, innermost, mode, delta_rows);
+        let inner = self.step_code(rule, join, step + 1, innermost, mode, delta_rows);
         let slots = probe_slots(join, Bound::AtStep(step));
         let inner = quote!(#(#slots)* #inner);
         let atom = &rule.body[current.atom];
@@ -1318,7 +1312,7 @@ impl<'a> Context<'a> {
                     ::std::vec::Vec::new();
             }
         });
-        let inner = self.join_code(rule, join, step + 1, &per_fact, Mode::Live);
+        let inner = self.step_code(rule, join, step + 1, &per_fact, Mode::Live, None);
         let slots = probe_slots(join, Bound::AtStep(step));
         let source = delta_source(relation, delta_rows);
         let groups = quote! {
@@ -1789,15 +1783,12 @@ mod tests {
     /// Per rule, per delta join then the head-bound one: the steps whose probe is made
     /// before the loop just outside it, and where.
     fn hoisted(source: TokenStream) -> Vec<Vec<Vec<(usize, Bound)>>> {
-        let mut errors = crate::Errors::default();
-        let items = crate::syntax::parse(source, &mut errors);
-        let program = crate::check::check(items, &mut errors).expect("a valid program");
         let homes = |join: &Join| -> Vec<(usize, Bound)> {
             (0..join.steps.len())
                 .filter_map(|step| Some((step, probe_home(join, step)?)))
                 .collect()
         };
-        crate::plan::plan(&program)
+        crate::plan::tests::plan_of(source)
             .rules
             .iter()
             .map(|rule| {

@@ -280,16 +280,20 @@ impl JoinPlanner<'_> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use quote::quote;
 
-    /// Per rule, the body atoms from which a loss of support may walk the heads first.
-    fn head_first_atoms(source: proc_macro2::TokenStream) -> Vec<Vec<usize>> {
+    /// The plan of a valid program's source.
+    pub(crate) fn plan_of(source: proc_macro2::TokenStream) -> Plan {
         let mut errors = crate::Errors::default();
         let items = crate::syntax::parse(source, &mut errors);
-        let program = crate::check::check(items, &mut errors).expect("a valid program");
-        plan(&program)
+        plan(&crate::check::check(items, &mut errors).expect("a valid program"))
+    }
+
+    /// Per rule, the body atoms from which a loss of support may walk the heads first.
+    fn head_first_atoms(source: proc_macro2::TokenStream) -> Vec<Vec<usize>> {
+        plan_of(source)
             .rules
             .iter()
             .map(|rule| {
