@@ -1652,8 +1652,8 @@ enum Mode {
     Live,
 }
 
-/// Where a join has bound every variable of a probe's key.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+/// Where a join has bound every variable of a probe's key (in the order the join binds).
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
 enum Bound {
     /// Before its first step (a head-bound join's head variables).
     BeforeJoin,
@@ -1676,17 +1676,13 @@ fn probe_home(join: &Join, step: usize) -> Option<Bound> {
             .iter()
             .position(|earlier| earlier.columns.contains(&ColumnUse::Bind(v)))
     };
-    let mut home = None;
-    for &column in key {
-        if let ColumnUse::Check(v) = current.columns[column] {
-            let bound = binder(v).map_or(Bound::BeforeJoin, Bound::AtStep);
-            home = Some(match (home, bound) {
-                (Some(Bound::AtStep(a)), Bound::AtStep(b)) => Bound::AtStep(a.max(b)),
-                (Some(Bound::AtStep(a)), Bound::BeforeJoin) => Bound::AtStep(a),
-                (_, bound) => bound,
-            });
-        }
-    }
+    let home = key
+        .iter()
+        .filter_map(|&column| match current.columns[column] {
+            ColumnUse::Check(v) => Some(binder(v).map_or(Bound::BeforeJoin, Bound::AtStep)),
+            _ => None,
+        })
+        .max();
     match home? {
         Bound::BeforeJoin if step == 0 => None,
         Bound::AtStep(at) if at + 1 >= step => None,
@@ -1696,7 +1692,11 @@ fn probe_home(join: &Join, step: usize) -> Option<Bound> {
 
 /// The slot that keeps `join.steps[step]`'s bucket (see [`probe_home`]), if it has one.
 fn probe_slot(join: &Join, step: usize) -> Option<Ident> {
-    probe_home(join, step).map(|_| format_ident!("probe{}", step))
+    probe_home(join, step).map(|_| slot_ident(step))
+}
+
+fn slot_ident(step: usize) -> Ident {
+    format_ident!("probe{}", step)
 }
 
 /// The empty slots of the probes whose keys are bound at `home`, declared there; each is
@@ -1705,8 +1705,10 @@ fn probe_slot(join: &Join, step: usize) -> Option<Ident> {
 fn probe_slots(join: &Join, home: Bound) -> Vec<TokenStream> {
     (0..join.steps.len())
         .filter(|&step| probe_home(join, step) == Some(home))
-        .filter_map(|step| probe_slot(join, step))
-        .map(|slot| quote!(let mut #slot = ::core::option::Option::None;))
+        .map(|step| {
+            let slot = slot_ident(step);
+            quote!(let mut #slot = ::core::option::Option::None;)
+        })
         .collect()
 }
 
