@@ -1824,13 +1824,7 @@ mod tests {
         // From a delta `Par`, every later step's key comes from the step just before.
         assert_eq!((par_first, par_last), (&vec![], &vec![]));
         // Linear closure: each step's key comes from the step before it.
-        let linear = hoisted(quote! {
-            struct Tc;
-            @input struct E(u32, u32);
-            struct R(u32, u32);
-            R(x, y) <- E(x, y);
-            R(x, z) <- E(x, y), R(y, z);
-        });
+        let linear = hoisted(crate::plan::tests::linear_closure());
         assert!(linear.iter().flatten().all(Vec::is_empty));
     }
 }

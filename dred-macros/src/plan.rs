@@ -291,6 +291,17 @@ pub(crate) mod tests {
         plan(&crate::check::check(items, &mut errors).expect("a valid program"))
     }
 
+    /// Linear transitive closure, a program several stages' tests plan.
+    pub(crate) fn linear_closure() -> proc_macro2::TokenStream {
+        quote! {
+            struct Tc;
+            @input struct E(u32, u32);
+            struct R(u32, u32);
+            R(x, y) <- E(x, y);
+            R(x, z) <- E(x, y), R(y, z);
+        }
+    }
+
     /// Per rule, the body atoms from which a loss of support may walk the heads first.
     fn head_first_atoms(source: proc_macro2::TokenStream) -> Vec<Vec<usize>> {
         plan_of(source)
@@ -317,13 +328,7 @@ pub(crate) mod tests {
         assert_eq!(nonlinear, [vec![], vec![0, 1]]);
         // Linear closure: `R`'s only index is on its first column, and the delta `R(y, z)`
         // binds the head's second.
-        let linear = head_first_atoms(quote! {
-            struct Tc;
-            @input struct E(u32, u32);
-            struct R(u32, u32);
-            R(x, y) <- E(x, y);
-            R(x, z) <- E(x, y), R(y, z);
-        });
+        let linear = head_first_atoms(linear_closure());
         assert_eq!(linear, [vec![], vec![]]);
         // Andersen: `Assign`'s rule only; the others would leave a probe after the head.
         let andersen = head_first_atoms(quote! {
