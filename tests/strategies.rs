@@ -296,6 +296,20 @@ fn auto_stops_past_its_work_budget_and_recomputes() {
     assert!(!program.contains(&R(0, 99)) && program.contains(&R(0, 49)));
 }
 
+/// A loss of support's joins hand on each head they emit once, with the stamp it holds.
+fn assert_each_head_handed_on_with_its_stamp<'a, T: dred::runtime::Tuple>(
+    stamped: impl Iterator<Item = (&'a T, dred::runtime::Stamp)>,
+    emitted: &dred::runtime::FactSet<T>,
+    relation: &dred::runtime::Relation<T>,
+) {
+    let mut handed_on = dred::runtime::FactSet::default();
+    for (head, stamp) in stamped {
+        assert!(handed_on.insert(head.clone()), "{head:?} handed on twice");
+        assert_eq!(relation.stamp(head), Some(stamp), "{head:?}");
+    }
+    assert_eq!(&handed_on, emitted);
+}
+
 #[test]
 fn a_spent_budget_stops_a_join_between_delta_facts() {
     use chain::*;
@@ -314,14 +328,26 @@ fn a_spent_budget_stops_a_join_between_delta_facts() {
         ..ChainFacts::default()
     };
     let (mut all, mut unlimited) = (ChainFacts::default(), Work::unlimited());
-    program.fire(&firsts, Admit::Held, &mut all, &mut unlimited);
+    let mut stamped = Vec::new();
+    program.fire(&firsts, Admit::Held, &mut all, &mut stamped, &mut unlimited);
     assert!(!unlimited.is_exhausted());
     assert_eq!(all.R.len(), 4000);
+    let heads = stamped.iter().map(|(fact, stamp)| match fact {
+        ChainFact::R(head) => (head, *stamp),
+        ChainFact::E(edge) => panic!("{edge:?} is not a head"),
+    });
+    assert_each_head_handed_on_with_its_stamp(heads, &all.R, program.relation::<R>());
 
     // A join counts its delta's rows as it starts walking it: the first rule's join (2,000
     // rows, no probe) fits in the budget, the second's passes it at its first delta fact.
     let (mut some, mut limited) = (ChainFacts::default(), Work::limited(3000, None));
-    program.fire(&firsts, Admit::Held, &mut some, &mut limited);
+    program.fire(
+        &firsts,
+        Admit::Held,
+        &mut some,
+        &mut Vec::new(),
+        &mut limited,
+    );
     assert!(limited.is_exhausted());
     assert!(some.R.is_subset(&all.R));
     assert!(
@@ -352,11 +378,29 @@ fn a_spent_budget_stops_a_grouped_join_inside_its_group() {
         ..ClosureFacts::default()
     };
     let (mut all, mut unlimited) = (ClosureFacts::default(), Work::unlimited());
-    program.fire(&into_zero, Admit::Held, &mut all, &mut unlimited);
+    let mut stamped = Vec::new();
+    program.fire(
+        &into_zero,
+        Admit::Held,
+        &mut all,
+        &mut stamped,
+        &mut unlimited,
+    );
     assert_eq!(all.R.len(), (spokes * spokes) as usize);
+    let heads = stamped.iter().map(|(fact, stamp)| match fact {
+        ClosureFact::R(head) => (head, *stamp),
+        ClosureFact::E(edge) => panic!("{edge:?} is not a head"),
+    });
+    assert_each_head_handed_on_with_its_stamp(heads, &all.R, program.relation::<R>());
 
     let (mut some, mut limited) = (ClosureFacts::default(), Work::limited(20_000, None));
-    program.fire(&into_zero, Admit::Held, &mut some, &mut limited);
+    program.fire(
+        &into_zero,
+        Admit::Held,
+        &mut some,
+        &mut Vec::new(),
+        &mut limited,
+    );
     assert!(limited.is_exhausted());
     assert!(some.R.is_subset(&all.R));
     assert!(

@@ -356,7 +356,7 @@ impl<'a> Context<'a> {
             .filter(|(_, rule)| !rule.body.is_empty())
             .map(|(i, _)| {
                 let fire = format_ident!("fire_rule_{}", i);
-                quote!(self.#fire(delta, admit, out, work);)
+                quote!(self.#fire(delta, admit, out, stamped, work);)
             });
         let derivable =
             relations
@@ -409,7 +409,6 @@ impl<'a> Context<'a> {
                         if work.exhausted() {
                             return (unsupported, levels);
                         }
-                        let bound = self.#name.stamp(head).unwrap_or(0);
                         let mut lowest = u64::MAX;
                         #(
                             if lowest > u64::from(bound) {
@@ -428,9 +427,18 @@ impl<'a> Context<'a> {
                             }
                         }
                     };
+                    let heads = quote! {
+                        candidates.iter().filter_map(|(fact, stamp)| match fact {
+                            #fact_enum::#name(head) => ::core::option::Option::Some((head, *stamp)),
+                            _ => ::core::option::Option::None,
+                        })
+                    };
                     let walk = match sorter {
                         None => quote! {
-                            for head in &candidates.#name {
+                            // Sized for the worst case (every candidate unsupported), so
+                            // that a large round never grows the set step by step.
+                            unsupported.#name.reserve(#heads.count());
+                            for (head, bound) in #heads {
                                 #check_head
                             }
                         },
@@ -438,15 +446,16 @@ impl<'a> Context<'a> {
                             let first_key = format_ident!("first_key_rule_{}", i);
                             let bucket_relation = &self.relation(rule.body[self.plan.rules[i].derive.steps[0].atom].relation).name;
                             quote! {
-                                let mut heads: ::std::vec::Vec<(u64, _)> = candidates.#name.iter().map(|head| (self.#first_key(head), head)).collect();
-                                heads.sort_unstable_by_key(|&(key, _)| key);
+                                let mut heads: ::std::vec::Vec<(u64, _, #rt::Stamp)> = #heads.map(|(head, stamp)| (self.#first_key(head), head, stamp)).collect();
+                                heads.sort_unstable_by_key(|&(key, ..)| key);
+                                unsupported.#name.reserve(heads.len());
                                 let mut bucket = #rt::StampedBucket::default();
                                 for at in 0..heads.len() {
-                                    let (key, head) = heads[at];
+                                    let (key, head, bound) = heads[at];
                                     // A bucket only one check walks costs less to probe
                                     // than to copy with its stamps.
                                     let shared = (at > 0 && heads[at - 1].0 == key)
-                                        || heads.get(at + 1).is_some_and(|&(next, _)| next == key);
+                                        || heads.get(at + 1).is_some_and(|&(next, ..)| next == key);
                                     let first = if shared {
                                         ::core::option::Option::Some(bucket.get(&self.#bucket_relation, #index, key))
                                     } else {
@@ -457,12 +466,7 @@ impl<'a> Context<'a> {
                             }
                         }
                     };
-                    quote! {
-                        // Sized for the worst case (every candidate unsupported), so that
-                        // a large round never grows the set step by step.
-                        unsupported.#name.reserve(candidates.#name.len());
-                        #walk
-                    }
+                    walk
                 });
         let rule_fns = self
             .program
@@ -539,7 +543,7 @@ impl<'a> Context<'a> {
                     }
                 }
                 #[allow(unused_variables)]
-                fn fire(&self, delta: &#facts, admit: #rt::Admit<&#facts>, out: &mut #facts, work: &mut #rt::Work) {
+                fn fire(&self, delta: &#facts, admit: #rt::Admit<&#facts>, out: &mut #facts, stamped: &mut ::std::vec::Vec<(#fact_enum, #rt::Stamp)>, work: &mut #rt::Work) {
                     #(#fire_calls)*
                 }
                 #[allow(unused_mut)]
@@ -548,8 +552,8 @@ impl<'a> Context<'a> {
                     #(#derivable)*
                     derived
                 }
-                #[allow(unused_mut, unused_variables)]
-                fn check_support(&self, candidates: &#facts, work: &mut #rt::Work) -> (#facts, ::std::vec::Vec<(#fact_enum, #rt::Stamp)>) {
+                #[allow(unused_mut, unused_variables, unreachable_patterns)]
+                fn check_support(&self, candidates: &[(#fact_enum, #rt::Stamp)], work: &mut #rt::Work) -> (#facts, ::std::vec::Vec<(#fact_enum, #rt::Stamp)>) {
                     let mut unsupported = <#facts as ::std::default::Default>::default();
                     let mut levels = ::std::vec::Vec::new();
                     #(#unsupported)*
@@ -634,6 +638,7 @@ impl<'a> Context<'a> {
     fn rule_fns(&self, index: usize, rule: &ir::Rule) -> TokenStream {
         let rt = &self.rt;
         let facts = &self.facts;
+        let fact_enum = &self.fact_enum;
         let head_relation = &self.relation(rule.head.relation).name;
         let head_ty = self.ty(self.relation(rule.head.relation));
         let plan = &self.plan.rules[index];
@@ -655,9 +660,16 @@ impl<'a> Context<'a> {
                         quote!(.max(self.#name.counted_on(#row).map_or(0, |(before, _)| before)))
                     })
                 });
+                // A loss of support hands each new candidate on with the stamp it read.
                 let emit = quote! {
                     let head = #head;
-                    if admit.admits(&self.#head_relation, &head, cause, || 0 #(#before)*) {
+                    if admit.has_causes() {
+                        if let ::core::option::Option::Some(stamp) = admit.held_stamp(&self.#head_relation, &head, cause, || 0 #(#before)*) {
+                            if out.#head_relation.insert(::std::clone::Clone::clone(&head)) {
+                                stamped.push((#fact_enum::#head_relation(head), stamp));
+                            }
+                        }
+                    } else if admit.admits(&self.#head_relation, &head, cause, || 0) {
                         out.#head_relation.insert(head);
                     }
                 };
@@ -704,7 +716,7 @@ impl<'a> Context<'a> {
                 #[doc = #doc]
                 #[inline(never)]
                 #[allow(unused_variables)]
-                fn #fire(&self, delta: &#facts, admit: #rt::Admit<&#facts>, out: &mut #facts, work: &mut #rt::Work) {
+                fn #fire(&self, delta: &#facts, admit: #rt::Admit<&#facts>, out: &mut #facts, stamped: &mut ::std::vec::Vec<(#fact_enum, #rt::Stamp)>, work: &mut #rt::Work) {
                     #before_latest
                     let admit = admit.project(|facts| &facts.#head_relation);
                     #(#variants)*
@@ -816,6 +828,7 @@ impl<'a> Context<'a> {
         head_first: &HeadFirst,
     ) -> TokenStream {
         let rt = &self.rt;
+        let fact_enum = &self.fact_enum;
         let mut extended = rule.clone();
         extended.body.push(rule.head.clone());
         let join = &head_first.join;
@@ -950,8 +963,10 @@ impl<'a> Context<'a> {
                         #(#head_binds)*
                         'instance: {
                             #(#tests)*
-                            if #rt::program::held_admits(stamp, cause, || 0 #(#floors)*) {
-                                out.#head_relation.insert(::std::clone::Clone::clone(#row1));
+                            if #rt::program::held_admits(stamp, cause, || 0 #(#floors)*)
+                                && out.#head_relation.insert(::std::clone::Clone::clone(#row1))
+                            {
+                                stamped.push((#fact_enum::#head_relation(::std::clone::Clone::clone(#row1)), stamp));
                             }
                         }
                     }

@@ -524,6 +524,8 @@ fn unsupport_phase<P: Program>(
     let mut rising: Vec<(Fact<P>, Stamp)> = Vec::new();
     let mut rose = P::Facts::default();
     let mut highest: Stamp = 0;
+    // The candidates of a round with their stamps, as the joins that found them read them.
+    let mut candidate_stamps = Vec::new();
     checked.record(P::Facts::default(), trace, None);
     restamped.record(P::Facts::default(), trace, None);
     loop {
@@ -536,13 +538,30 @@ fn unsupport_phase<P: Program>(
         }
         let rose_now = std::mem::take(&mut rose);
         let mut candidates = P::Facts::default();
-        program.fire(&losing, Admit::Held, &mut candidates, work);
-        program.fire(&rose_now, Admit::Held, &mut candidates, work);
+        candidate_stamps.clear();
+        program.fire(
+            &losing,
+            Admit::Held,
+            &mut candidates,
+            &mut candidate_stamps,
+            work,
+        );
+        program.fire(
+            &rose_now,
+            Admit::Held,
+            &mut candidates,
+            &mut candidate_stamps,
+            work,
+        );
         if work.is_exhausted() {
             return None;
         }
         program.forget_risen();
+        let found = candidates.len();
         candidates.subtract(&losing);
+        if candidates.len() < found {
+            candidate_stamps.retain(|(fact, _)| candidates.contains_fact(fact));
+        }
         // Witnesses need the frontier's instances: find them for every candidate now.
         let candidate_witnesses = match trace {
             Trace::Explained => {
@@ -554,7 +573,7 @@ fn unsupport_phase<P: Program>(
         };
         program.retire_facts(&losing);
         gone.union_with(&losing);
-        let (mut next, levels) = program.check_support(&candidates, work);
+        let (mut next, levels) = program.check_support(&candidate_stamps, work);
         if work.is_exhausted() {
             return None;
         }
@@ -649,7 +668,13 @@ fn overdelete_phase<P: Program>(
     let mut frontier_witnesses = None;
     loop {
         let mut next = P::Facts::default();
-        program.fire(&frontier, Admit::NotIn(&overdeleted), &mut next, work);
+        program.fire(
+            &frontier,
+            Admit::NotIn(&overdeleted),
+            &mut next,
+            &mut Vec::new(),
+            work,
+        );
         let next_witnesses = witnesses(program, &next, Some(&frontier), true, trace);
         phase.record(frontier, trace, frontier_witnesses);
         if next.is_empty() {
@@ -690,7 +715,13 @@ fn rederive_phase<P: Program>(
         program.insert_facts(&restored, stamp);
         pending.subtract(&restored);
         let mut next = P::Facts::default();
-        program.fire(&restored, Admit::In(&pending), &mut next, work);
+        program.fire(
+            &restored,
+            Admit::In(&pending),
+            &mut next,
+            &mut Vec::new(),
+            work,
+        );
         if work.is_exhausted() {
             return None;
         }
@@ -725,7 +756,7 @@ fn insert_phase<P: Program>(
         // last round's whole size would hold oversized tables when rounds shrink, at the
         // memory peak (non-linear and linear random: +7.5% peak).
         next.reserve_half_of(&delta);
-        program.fire(&delta, Admit::Absent, &mut next, work);
+        program.fire(&delta, Admit::Absent, &mut next, &mut Vec::new(), work);
         let next_witnesses = witnesses(program, &next, Some(&delta), false, trace);
         phase.record(delta, trace, delta_witnesses);
         if next.is_empty() {

@@ -86,11 +86,28 @@ impl<T: Tuple> Admit<&FactSet<T>> {
     ) -> bool {
         match self {
             Admit::Absent => !held.contains(head),
-            Admit::Held => held
-                .stamp(head)
-                .is_some_and(|stamp| held_admits(stamp, cause, floor)),
+            Admit::Held => self.held_stamp(held, head, cause, floor).is_some(),
             Admit::NotIn(set) => !set.contains(head),
             Admit::In(set) => set.contains(head),
+        }
+    }
+
+    /// For [`Admit::Held`], the stamp of `head` if [`Admit::admits`] it (the stamp a loss
+    /// of support hands on with the head, see [`Program::fire`]); `None` otherwise, and
+    /// under any other rule.
+    #[inline]
+    pub fn held_stamp(
+        &self,
+        held: &Relation<T>,
+        head: &T,
+        cause: Option<(Stamp, Stamp)>,
+        floor: impl FnOnce() -> Stamp,
+    ) -> Option<Stamp> {
+        match self {
+            Admit::Held => held
+                .stamp(head)
+                .filter(|&stamp| held_admits(stamp, cause, floor)),
+            _ => None,
         }
     }
 }
@@ -305,6 +322,11 @@ pub trait Program: Sized {
     /// the delta must be the relations' latest batch ([`Admit::delta_is_latest_batch`]),
     /// and such an instance is mostly found once.
     ///
+    /// Under [`Admit::Held`], each head added to `out` is also pushed onto `stamped` with
+    /// the stamp the join read, for [`Program::check_support`]: a candidate's stamp is then
+    /// read once per round, not twice (each reading a lookup that misses the cache in a
+    /// large relation). Under the other rules `stamped` is left as it is.
+    ///
     /// This and the next two count the rows their joins visit in `work`, and return early,
     /// their output incomplete, once [`Work::exhausted`] says so.
     fn fire(
@@ -312,12 +334,14 @@ pub trait Program: Sized {
         delta: &Self::Facts,
         admit: Admit<&Self::Facts>,
         out: &mut Self::Facts,
+        stamped: &mut Vec<(Fact<Self>, Stamp)>,
         work: &mut Work,
     );
     /// The facts of `candidates` that some rule derives from the current relations
     /// (head-bound lookups).
     fn derivable(&self, candidates: &Self::Facts, work: &mut Work) -> Self::Facts;
-    /// Checks the support of each fact of `candidates` (all held), with head-bound lookups.
+    /// Checks the support of each fact of `candidates` (all held, each once, with its
+    /// current stamp: as [`Program::fire`] hands them on), with head-bound lookups.
     /// A *supporting* instance has body facts that all hold and, unless they are input
     /// facts, have smaller stamps than the candidate; an instance's *level* is one more
     /// than the largest stamp of its derived body facts. Returns the candidates with no
@@ -326,7 +350,7 @@ pub trait Program: Sized {
     #[allow(clippy::type_complexity)]
     fn check_support(
         &self,
-        candidates: &Self::Facts,
+        candidates: &[(Fact<Self>, Stamp)],
         work: &mut Work,
     ) -> (Self::Facts, Vec<(Fact<Self>, Stamp)>);
     /// Raises the stamp of a held fact ([`Relation::restamp`]).
