@@ -660,15 +660,10 @@ impl<'a> Context<'a> {
                         quote!(.max(self.#name.counted_on(#row).map_or(0, |(before, _)| before)))
                     })
                 });
-                // A loss of support hands each new candidate on with the stamp it read.
                 let emit = quote! {
                     let head = #head;
                     if admit.has_causes() {
-                        if let ::core::option::Option::Some(stamp) = admit.held_stamp(&self.#head_relation, &head, cause, || 0 #(#before)*) {
-                            if out.#head_relation.insert(::std::clone::Clone::clone(&head)) {
-                                stamped.push((#fact_enum::#head_relation(head), stamp));
-                            }
-                        }
+                        #rt::program::emit_held(&self.#head_relation, head, cause, || 0 #(#before)*, &mut out.#head_relation, stamped, #fact_enum::#head_relation);
                     } else if admit.admits(&self.#head_relation, &head, cause, || 0) {
                         out.#head_relation.insert(head);
                     }
