@@ -86,28 +86,11 @@ impl<T: Tuple> Admit<&FactSet<T>> {
     ) -> bool {
         match self {
             Admit::Absent => !held.contains(head),
-            Admit::Held => self.held_stamp(held, head, cause, floor).is_some(),
-            Admit::NotIn(set) => !set.contains(head),
-            Admit::In(set) => set.contains(head),
-        }
-    }
-
-    /// For [`Admit::Held`], the stamp of `head` if [`Admit::admits`] it (the stamp a loss
-    /// of support hands on with the head, see [`Program::fire`]); `None` otherwise, and
-    /// under any other rule.
-    #[inline]
-    pub fn held_stamp(
-        &self,
-        held: &Relation<T>,
-        head: &T,
-        cause: Option<(Stamp, Stamp)>,
-        floor: impl FnOnce() -> Stamp,
-    ) -> Option<Stamp> {
-        match self {
             Admit::Held => held
                 .stamp(head)
-                .filter(|&stamp| held_admits(stamp, cause, floor)),
-            _ => None,
+                .is_some_and(|stamp| held_admits(stamp, cause, floor)),
+            Admit::NotIn(set) => !set.contains(head),
+            Admit::In(set) => set.contains(head),
         }
     }
 }
@@ -126,7 +109,10 @@ pub fn emit_held<T: Tuple, F>(
     stamped: &mut Vec<(F, Stamp)>,
     fact: fn(T) -> F,
 ) {
-    let Some(stamp) = Admit::Held.held_stamp(held, &head, cause, floor) else {
+    let Some(stamp) = held
+        .stamp(&head)
+        .filter(|&stamp| held_admits(stamp, cause, floor))
+    else {
         return;
     };
     if out.insert(head.clone()) {
