@@ -650,25 +650,12 @@ impl<'a> Context<'a> {
             let variants = plan.deltas.iter().zip(&plan.head_first).map(|(join, head_first)| {
                 let position = join.delta.expect("a delta join has a delta atom");
                 let delta_relation = &self.relation(rule.body[position].relation).name;
-                // The stamps the instance's other derived facts had before this round's
-                // raises: a head no older than one of them never counted on the instance.
-                let before = join.steps.iter().enumerate().filter_map(|(step, s)| {
-                    let relation = self.relation(rule.body[s.atom].relation);
-                    let row = format_ident!("row{}", step);
-                    let name = &relation.name;
-                    (!relation.input && !matches!(s.access, Access::Delta)).then(|| {
-                        quote!(.max(self.#name.counted_on(#row).map_or(0, |(before, _)| before)))
-                    })
-                });
-                let emit = quote! {
-                    let head = #head;
-                    if admit.has_causes() {
-                        #rt::program::emit_held(&self.#head_relation, head, cause, || 0 #(#before)*, &mut out.#head_relation, stamped, #fact_enum::#head_relation);
-                    } else if admit.admits(&self.#head_relation, &head, cause, || 0) {
-                        out.#head_relation.insert(head);
-                    }
-                };
-                let body = self.join_code(rule, join, &emit, Mode::Live);
+                let emit = self.head_emit(rule, join, head.clone());
+                let pending = format_ident!("pending");
+                let body = emit.around(
+                    &pending,
+                    self.join_code(rule, join, &emit.emit(&pending), Mode::Live),
+                );
                 let Some(head_first) = head_first else {
                     return quote! {
                         if !delta.#delta_relation.is_empty() { #body }
@@ -679,8 +666,11 @@ impl<'a> Context<'a> {
                 let delta_ty = self.ty(self.relation(rule.body[position].relation));
                 let heads_first = self.head_first_code(rule, join, head_first);
                 let leftover = quote!(leftover.iter().copied());
-                let body_over_leftover =
-                    self.join_code_over(rule, join, &emit, Mode::Live, Some(&leftover));
+                let pending = format_ident!("pending_leftover");
+                let body_over_leftover = emit.around(
+                    &pending,
+                    self.join_code_over(rule, join, &emit.emit(&pending), Mode::Live, Some(&leftover)),
+                );
                 quote! {
                     if !delta.#delta_relation.is_empty() {
                         if admit.has_causes() {
@@ -806,6 +796,41 @@ impl<'a> Context<'a> {
             }
 
             #first_key
+        }
+    }
+
+    /// What the fire join `join` of `rule` does with each head it finds.
+    fn head_emit(&self, rule: &ir::Rule, join: &Join, head: TokenStream) -> HeadEmit {
+        // The stamps the instance's other derived facts had before this round's raises: a
+        // head no older than one of them never counted on the instance.
+        let floor_steps: Vec<_> = join
+            .steps
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| {
+                !self.relation(rule.body[s.atom].relation).input
+                    && !matches!(s.access, Access::Delta)
+            })
+            .collect();
+        let before = floor_steps.iter().map(|(step, s)| {
+            let name = &self.relation(rule.body[s.atom].relation).name;
+            let row = format_ident!("row{}", step);
+            quote!(.max(self.#name.counted_on(#row).map_or(0, |(before, _)| before)))
+        });
+        HeadEmit {
+            rt: self.rt.clone(),
+            head,
+            head_relation: self.relation(rule.head.relation).name.clone(),
+            fact_enum: self.fact_enum.clone(),
+            floor: quote!(0 #(#before)*),
+            floor_rows: floor_steps
+                .iter()
+                .map(|(step, _)| format_ident!("row{}", step))
+                .collect(),
+            // A fact that a membership test builds does not outlive its step.
+            batched: !floor_steps
+                .iter()
+                .any(|(_, s)| matches!(s.access, Access::Contains)),
         }
     }
 
@@ -1649,6 +1674,86 @@ impl Context<'_> {
                     answers
                 }
             }
+        }
+    }
+}
+
+/// What a fire join does with each head it finds: under `Admit::Held`, a loss of support's
+/// heads wait in a batch of `HELD_BATCH` (see `emit_held_all`), each with the rows its floor
+/// reads (the largest stamp the instance's other derived facts had before this round's
+/// raises), unless a floor reads a fact that cannot wait; under the other `Admit`s, each is
+/// tested and added at once.
+struct HeadEmit {
+    rt: TokenStream,
+    /// The head's construction from the join's variables.
+    head: TokenStream,
+    head_relation: Ident,
+    fact_enum: Ident,
+    /// The floor, an expression of `floor_rows`.
+    floor: TokenStream,
+    floor_rows: Vec<Ident>,
+    batched: bool,
+}
+
+impl HeadEmit {
+    /// The join's innermost code, with its batch of heads in `pending`.
+    fn emit(&self, pending: &Ident) -> TokenStream {
+        let HeadEmit {
+            rt,
+            head,
+            head_relation,
+            fact_enum,
+            floor,
+            floor_rows,
+            ..
+        } = self;
+        let held = if self.batched {
+            let flush = self.flush(pending);
+            quote! {
+                #pending.push((head, cause, (#(#floor_rows,)*)));
+                if #pending.len() == #rt::program::HELD_BATCH {
+                    #flush
+                }
+            }
+        } else {
+            quote!(#rt::program::emit_held(&self.#head_relation, head, cause, || #floor, &mut out.#head_relation, stamped, #fact_enum::#head_relation);)
+        };
+        quote! {
+            let head = #head;
+            if admit.has_causes() {
+                #held
+            } else if admit.admits(&self.#head_relation, &head, cause, || 0) {
+                out.#head_relation.insert(head);
+            }
+        }
+    }
+
+    /// `join`, with the batch `pending` made before it and flushed after it.
+    fn around(&self, pending: &Ident, join: TokenStream) -> TokenStream {
+        if !self.batched {
+            return join;
+        }
+        let flush = self.flush(pending);
+        quote! {
+            let mut #pending = ::std::vec::Vec::new();
+            #join
+            if !#pending.is_empty() {
+                #flush
+            }
+        }
+    }
+
+    fn flush(&self, pending: &Ident) -> TokenStream {
+        let HeadEmit {
+            rt,
+            head_relation,
+            fact_enum,
+            floor,
+            floor_rows,
+            ..
+        } = self;
+        quote! {
+            #rt::program::emit_held_all(&self.#head_relation, &mut #pending, |&(#(#floor_rows,)*)| #floor, &mut out.#head_relation, stamped, #fact_enum::#head_relation);
         }
     }
 }

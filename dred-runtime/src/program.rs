@@ -98,7 +98,9 @@ impl<T: Tuple> Admit<&FactSet<T>> {
 /// Under [`Admit::Held`], adds `head` to `out` if [`Admit::admits`] it, and a head new to
 /// `out` to `stamped` as well, with its stamp (see [`Program::fire`]). Out of line, so that
 /// the joins' loops keep their size for the other rules (same-generation from scratch:
-/// +9% instructions in its join with this inlined).
+/// +9% instructions in its join with this inlined). Joins call it head by head only where
+/// a floor reads a fact that a membership test builds, which cannot wait for a batch; the
+/// others batch their heads for [`emit_held_all`].
 #[inline(never)]
 pub fn emit_held<T: Tuple, F>(
     held: &Relation<T>,
@@ -118,6 +120,76 @@ pub fn emit_held<T: Tuple, F>(
     if out.insert(head.clone()) {
         stamped.push((fact(head), stamp));
     }
+}
+
+/// A head that a loss of support's join found, with the cause of its delta fact and the
+/// rows its floor reads, waiting for [`emit_held_all`].
+pub type HeldHead<T, Rows> = (T, Option<(Stamp, Stamp)>, Rows);
+
+/// How many heads a loss of support's join collects before [`emit_held_all`] tests them.
+pub const HELD_BATCH: usize = 32;
+
+/// [`emit_held`] for up to [`HELD_BATCH`] heads at once, leaving `pending` empty. Each head
+/// comes with its cause and the rows its floor reads (`floor`, asked as [`held_admits`] asks
+/// it). Every head is looked up before any is tested: in a relation of millions of facts
+/// each lookup misses the cache, and one head's test and insertion, branching on what its
+/// lookup read, kept the processor from starting the next lookup before that miss
+/// returned; lookups with nothing between them overlap (linear closure on a cycle with
+/// chords, one edge deleted: 50 ms before, 30 ms after, fastest of 10 each).
+///
+/// ```
+/// use dred_runtime::program::{emit_held, emit_held_all, HELD_BATCH};
+/// use dred_runtime::{FactSet, Relation};
+/// let mut r: Relation<(u32, u32)> = Relation::with_indexes(&[]);
+/// for b in 1..40 {
+///     r.insert((1, b), b);
+/// }
+/// // Heads that may have counted on a fact stamped 9, about to go, with the stamp of the
+/// // instance's other body fact (what the floor reads): admitted if held, younger than 9
+/// // and younger than that fact.
+/// let heads: Vec<_> = (0..45).map(|b| ((1, b), Some((9, u32::MAX)), b / 2 + 3)).collect();
+/// let (mut one_out, mut one_by_one) = (FactSet::default(), Vec::new());
+/// for &(head, cause, other) in &heads {
+///     emit_held(&r, head, cause, || other, &mut one_out, &mut one_by_one, |f| f);
+/// }
+/// let (mut all_out, mut batched) = (FactSet::default(), Vec::new());
+/// for chunk in heads.chunks(HELD_BATCH) {
+///     let mut pending = chunk.to_vec();
+///     emit_held_all(&r, &mut pending, |&other| other, &mut all_out, &mut batched, |f| f);
+///     assert!(pending.is_empty());
+/// }
+/// assert_eq!(batched, one_by_one);
+/// assert_eq!(batched.len(), 30); // (1, 10) to (1, 39)
+/// ```
+#[inline(never)]
+pub fn emit_held_all<T: Tuple, F, Rows>(
+    held: &Relation<T>,
+    pending: &mut Vec<HeldHead<T, Rows>>,
+    floor: impl Fn(&Rows) -> Stamp,
+    out: &mut FactSet<T>,
+    stamped: &mut Vec<(F, Stamp)>,
+    fact: fn(T) -> F,
+) {
+    assert!(
+        pending.len() <= HELD_BATCH,
+        "a batch of heads is flushed when full"
+    );
+    let mut stamps = [None; HELD_BATCH];
+    for (stamp, (head, _, _)) in stamps.iter_mut().zip(pending.iter()) {
+        *stamp = held.stamp(head);
+    }
+    // The floors, read only for the heads in range, are lookups too: a loop of their own.
+    for ((_, cause, rows), stamp) in pending.iter().zip(stamps.iter_mut()) {
+        *stamp = stamp.filter(|&stamp| held_admits(stamp, *cause, || floor(rows)));
+    }
+    for ((head, _, _), stamp) in pending.iter().zip(stamps) {
+        if let Some(stamp) = stamp {
+            if out.insert(head.clone()) {
+                stamped.push((fact(head.clone()), stamp));
+            }
+        }
+    }
+    pending.clear();
 }
 
 /// [`Admit::Held`]'s test of a held head stamped `stamp`, given the `cause` of the
