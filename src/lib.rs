@@ -195,21 +195,21 @@
 //! shared, noisy 2-core machine: read the ratios, not the times): alternative proofs win
 //! wherever facts have several derivations. Deleting one edge of a linear closure over a
 //! 3,000-node random graph with a giant component, DRed over-deletes 5.77 million facts to
-//! withdraw 4,845 (6.3 s); alternative proofs check 25,208 facts, raise 16,842 and withdraw
-//! 5,800 (15.5 ms with [`Strategy::Auto`]: 49× faster than the fastest peer's recompute of
-//! what the deletion leaves, 15× faster than differential-dataflow's update). In non-linear
+//! withdraw 4,845 (5.7 s); alternative proofs check 25,208 facts, raise 16,842 and withdraw
+//! 5,800 (14.7 ms with [`Strategy::Auto`]: 53× faster than the fastest peer's recompute of
+//! what the deletion leaves, 16× faster than differential-dataflow's update). In non-linear
 //! closure over a chain with shortcuts, one edge costs DRed 136,896 over-deleted facts
-//! (1.0 s) and alternative proofs 33,938 checks (116 ms: 12× faster than the fastest
-//! recompute, 4.6× faster than differential-dataflow; 62 ms in the same run's guard pairs,
+//! (1.0 s) and alternative proofs 33,938 checks (128 ms: 11× faster than the fastest
+//! recompute, 3.8× faster than differential-dataflow; 79 ms in the same run's guard pairs,
 //! the spread of a noisy machine); in linear closure over the same kind of chain, 841
-//! checks (1.0 ms: 219× and 9.5×). In Andersen's analysis one deletion costs DRed 322,586
-//! over-deleted facts (1.5 s) and alternative proofs 235 checks (0.09 ms). Where nearly
+//! checks (0.8 ms: 423× and 10.7×). In Andersen's analysis one deletion costs DRed 322,586
+//! over-deleted facts (2.1 s) and alternative proofs 235 checks (0.09 ms). Where nearly
 //! everything over-deleted is really gone (same-generation on a tree) they check about as
-//! many facts as DRed over-deletes and are still faster (3.9 against 15 ms for one edge,
-//! 23 against 52 ms for ten). On a cycle with chords, where one edge takes 22,747 facts
-//! and lengthens the shortest derivation of many more, they are 13× faster than DRed and
-//! 1.7× faster than the fastest peer's recompute, yet close enough to a recompute's cost
-//! that [`Strategy::Auto`]'s guard gives up on them. Neither incremental strategy suits
+//! many facts as DRed over-deletes and are still faster (5.2 against 15 ms for one edge,
+//! 29 against 76 ms for ten). On a cycle with chords, where one edge takes 22,747 facts
+//! and lengthens the shortest derivation of many more, they are 29× faster than DRed and
+//! 4.2× faster than the fastest peer's recompute, yet cost more than the eighth of a
+//! recompute that [`Strategy::Auto`]'s guard allows, so it gives up on them. Neither incremental strategy suits
 //! batches that delete a large share of the input or reach most of the closure: there a
 //! recompute wins, which is what [`Strategy::Auto`] and its guard are for.
 //!
