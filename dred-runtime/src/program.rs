@@ -178,15 +178,14 @@ pub fn emit_held_all<T: Tuple, F, Rows>(
     for (stamp, (head, _, _)) in stamps.iter_mut().zip(pending.iter()) {
         *stamp = held.stamp(head);
     }
-    // The floors, read only for the heads in range, are lookups too: a loop of their own.
-    for ((_, cause, rows), stamp) in pending.iter().zip(stamps.iter_mut()) {
-        *stamp = stamp.filter(|&stamp| held_admits(stamp, *cause, || floor(rows)));
-    }
-    for ((head, _, _), stamp) in pending.iter().zip(stamps) {
-        if let Some(stamp) = stamp {
-            if out.insert(head.clone()) {
-                stamped.push((fact(head.clone()), stamp));
-            }
+    // By reference, not drained: moving each head out cost Andersen's 10 deletions 4% more
+    // instructions than cloning its two numbers twice.
+    for ((head, cause, rows), stamp) in pending.iter().zip(stamps) {
+        let Some(stamp) = stamp.filter(|&stamp| held_admits(stamp, *cause, || floor(rows))) else {
+            continue;
+        };
+        if out.insert(head.clone()) {
+            stamped.push((fact(head.clone()), stamp));
         }
     }
     pending.clear();
