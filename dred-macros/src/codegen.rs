@@ -1743,6 +1743,7 @@ impl HeadEmit {
         }
     }
 
+    /// The call that tests the heads in `pending` and adds those admitted.
     fn flush(&self, pending: &Ident) -> TokenStream {
         let HeadEmit {
             rt,
