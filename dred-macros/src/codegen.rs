@@ -646,11 +646,10 @@ impl<'a> Context<'a> {
 
         let fire = (!rule.body.is_empty()).then(|| {
             let fire = format_ident!("fire_rule_{}", index);
-            let head = self.construct(&rule.head, &rule.vars);
             let variants = plan.deltas.iter().zip(&plan.head_first).map(|(join, head_first)| {
                 let position = join.delta.expect("a delta join has a delta atom");
                 let delta_relation = &self.relation(rule.body[position].relation).name;
-                let emit = self.head_emit(rule, join, head.clone());
+                let emit = self.head_emit(rule, join);
                 let pending = format_ident!("pending");
                 let body = emit.around(
                     &pending,
@@ -800,37 +799,35 @@ impl<'a> Context<'a> {
     }
 
     /// What the fire join `join` of `rule` does with each head it finds.
-    fn head_emit(&self, rule: &ir::Rule, join: &Join, head: TokenStream) -> HeadEmit {
+    fn head_emit(&self, rule: &ir::Rule, join: &Join) -> HeadEmit {
         // The stamps the instance's other derived facts had before this round's raises: a
         // head no older than one of them never counted on the instance.
         let floor_steps: Vec<_> = join
             .steps
             .iter()
             .enumerate()
-            .filter(|(_, s)| {
-                !self.relation(rule.body[s.atom].relation).input
-                    && !matches!(s.access, Access::Delta)
-            })
+            .map(|(step, s)| (step, s, self.relation(rule.body[s.atom].relation)))
+            .filter(|(_, s, relation)| !relation.input && !matches!(s.access, Access::Delta))
             .collect();
-        let before = floor_steps.iter().map(|(step, s)| {
-            let name = &self.relation(rule.body[s.atom].relation).name;
+        let before = floor_steps.iter().map(|(step, _, relation)| {
+            let name = &relation.name;
             let row = format_ident!("row{}", step);
             quote!(.max(self.#name.counted_on(#row).map_or(0, |(before, _)| before)))
         });
         HeadEmit {
             rt: self.rt.clone(),
-            head,
+            head: self.construct(&rule.head, &rule.vars),
             head_relation: self.relation(rule.head.relation).name.clone(),
             fact_enum: self.fact_enum.clone(),
             floor: quote!(0 #(#before)*),
             floor_rows: floor_steps
                 .iter()
-                .map(|(step, _)| format_ident!("row{}", step))
+                .map(|(step, _, _)| format_ident!("row{}", step))
                 .collect(),
             // A fact that a membership test builds does not outlive its step.
             batched: !floor_steps
                 .iter()
-                .any(|(_, s)| matches!(s.access, Access::Contains)),
+                .any(|(_, s, _)| matches!(s.access, Access::Contains)),
         }
     }
 
