@@ -422,6 +422,13 @@ impl<T: Tuple> Index<T> {
     }
 }
 
+/// How many facts [`Relation::retire_all`] looks up before it removes any: each lookup in a
+/// table of millions of facts misses the cache, and the misses of lookups with nothing
+/// between them overlap, where a removal's own branches on what it read kept the next
+/// one from starting (same-generation, 10 deletions: the removals took 15-23% of the
+/// update's profile samples).
+const RETIRE_BATCH: usize = 32;
+
 /// The facts of one relation and its indexes, kept in step.
 ///
 /// Invariant: `facts` holds each fact once, with the [`Stamp`] of the round that added it;
@@ -647,9 +654,24 @@ impl<T: Tuple> Relation<T> {
     /// indexes, as retired facts (see the type's invariant).
     pub fn retire_all(&mut self, gone: &FactSet<T>) {
         self.dead.reserve(gone.len());
-        for fact in gone {
-            if self.facts.remove(fact).is_some() {
-                self.dead.insert(fact.clone());
+        let mut gone = gone.iter();
+        loop {
+            let mut batch: [Option<&T>; RETIRE_BATCH] = [None; RETIRE_BATCH];
+            for (slot, fact) in batch.iter_mut().zip(&mut gone) {
+                *slot = Some(fact);
+            }
+            if batch[0].is_none() {
+                return;
+            }
+            let mut held = [false; RETIRE_BATCH];
+            for (held, fact) in held.iter_mut().zip(batch) {
+                *held = fact.is_some_and(|fact| self.facts.contains_key(fact));
+            }
+            for (fact, held) in batch.into_iter().flatten().zip(held) {
+                if held {
+                    self.facts.remove(fact);
+                    self.dead.insert(fact.clone());
+                }
             }
         }
     }
@@ -806,6 +828,23 @@ mod tests {
         assert!(is_built(&rel));
         let threes = rel.probe(0, key_hash(&(&3u32,)));
         assert_eq!((threes.len(), threes.iter().all(|e| e.0 == 3)), (100, true));
+    }
+
+    #[test]
+    fn retiring_more_facts_than_a_batch_retires_exactly_the_held_ones() {
+        let mut rel: Relation<(u32, u32)> = Relation::with_indexes(&[by_first]);
+        for i in 0..200 {
+            rel.insert((i % 7, i), 1);
+        }
+        // Three and a bit batches of facts, every third of them not held.
+        let gone: FactSet<(u32, u32)> = (0..3 * RETIRE_BATCH as u32 + 5)
+            .map(|i| if i % 3 == 0 { (99, i) } else { (i % 7, i) })
+            .collect();
+        let held = gone.iter().filter(|f| rel.contains(f)).count();
+        rel.retire_all(&gone);
+        assert_eq!((rel.len(), rel.retired()), (200 - held, held));
+        assert!(gone.iter().all(|f| !rel.contains(f)));
+        assert!((0..200).all(|i| rel.contains(&(i % 7, i)) != gone.contains(&(i % 7, i))));
     }
 
     fn batch(facts: &[(u32, u32)]) -> FactSet<(u32, u32)> {
