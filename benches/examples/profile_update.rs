@@ -24,6 +24,7 @@ fn main() {
     let base = dred_benches::engines::DredProgram::materialize(w);
     let materialized = started.elapsed();
     let (deletions, _) = dred_benches::update_facts(w, k, 7);
+    let profiling = std::env::var_os("PERF_CTL").is_some();
     let mut profiler = std::env::var("PERF_CTL").ok().map(|fifo| {
         std::fs::OpenOptions::new()
             .write(true)
@@ -40,10 +41,12 @@ fn main() {
     for _ in 0..reps {
         let mut p = base.clone();
         tell("enable\n");
+        settle(profiling);
         let started = Instant::now();
         let counts = p.update_using(&deletions, &[], strategy);
         times.push(started.elapsed());
         tell("disable\n");
+        settle(profiling);
         std::hint::black_box(counts);
     }
     let mean = times.iter().sum::<Duration>() / reps as u32;
@@ -54,4 +57,13 @@ fn main() {
         times[0],
         times[times.len() / 2]
     );
+}
+
+/// Gives perf time to act on a command written to its FIFO: it reads the FIFO between
+/// samples, and without a pause the clone before an update and the drop after it were
+/// sampled as part of the update.
+fn settle(profiling: bool) {
+    if profiling {
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }
