@@ -87,6 +87,18 @@ impl<T: Tuple> Admit<&FactSet<T>> {
     /// assert_eq!(caused, [(&(1, 2), Some((4, u32::MAX))), (&(5, 6), None)]);
     /// let absent: Admit<&FactSet<(u32, u32)>> = Admit::Absent;
     /// assert!(absent.with_causes(&r, delta.iter()).all(|(_, cause)| cause.is_none()));
+    ///
+    /// // Over several batches, each row comes once, in order, with its own cause.
+    /// for i in (0..100).step_by(2) {
+    ///     r.insert((i, i), i + 1);
+    /// }
+    /// let rows: Vec<(u32, u32)> = (0..100).map(|i| (i, i)).collect();
+    /// let caused: Vec<_> = held.with_causes(&r, rows.iter()).collect();
+    /// let expected: Vec<_> = rows
+    ///     .iter()
+    ///     .map(|row| (row, (row.0 % 2 == 0).then_some((row.0 + 1, u32::MAX))))
+    ///     .collect();
+    /// assert_eq!(caused, expected);
     /// ```
     #[inline]
     pub fn with_causes<'r, U: Tuple, I: Iterator<Item = &'r U>>(
