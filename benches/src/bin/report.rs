@@ -165,7 +165,7 @@ fn main() {
         setting("DRED_DD_REPS", "11"),
         setting("DRED_RECOMPUTE_REPS", "3"),
         setting("DRED_SOAK", "20"),
-        setting("DRED_GUARD_PAIRS", "5")
+        setting("DRED_GUARD_PAIRS", "9")
     );
     let peers = ["ascent", "crepe", "datafrog"];
 
