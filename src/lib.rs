@@ -111,7 +111,11 @@
 //!   keep allocated), `from_facts_unchecked`, `verify`.
 //!   A relation keeps its facts and their stamps in sixteen hash-table shards, so that
 //!   growing moves one shard at a time and never holds two copies of the whole table; an
-//!   index bucket, built at its exact size, grows by an eighth;
+//!   index bucket, built at its exact size, grows by an eighth. Buckets are exact (one per
+//!   key), and where every column of a relation is a plain value (integers, `char`, `bool`,
+//!   `&'static str`) a bucket's rows keep only the columns outside its key, from which a
+//!   probe rebuilds each fact at no cost: a binary relation's index costs half the bytes
+//!   its facts do (same-generation's peak from scratch: 52 → 42 MiB);
 //! - `GraphFacts`, one [`runtime::FactSet`] per relation (public fields named after the
 //!   relations): the shape of batches, rounds and reports;
 //! - `GraphFact`, an enum over all relations' facts;

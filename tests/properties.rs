@@ -606,6 +606,32 @@ mod mixed_columns {
     }
 }
 
+mod many_indexes {
+    // Thirteen keys on `Q` (every set of its columns but one and the whole): more indexes
+    // than one tuple of the runtime's index sets holds, so they nest.
+    dred::datalog! {
+        pub struct ManyIndexes;
+        @input pub struct E(pub u32, pub u32);
+        pub struct Q(pub u32, pub u32, pub u32, pub u32);
+        pub struct Hit(pub u32, pub u32);
+        Q(a, b, c, d) <- E(a, b), E(c, d);
+        Q(b, c, d, a) <- Q(a, b, c, d), E(d, a);
+        Hit(x, y) <- E(x, y), Q(x, _, _, _);
+        Hit(x, y) <- E(x, y), Q(_, x, _, _);
+        Hit(x, y) <- E(x, y), Q(_, _, x, _);
+        Hit(x, y) <- E(x, y), Q(_, _, _, x);
+        Hit(x, y) <- E(x, y), Q(x, y, _, _);
+        Hit(x, y) <- E(x, y), Q(x, _, y, _);
+        Hit(x, y) <- E(x, y), Q(x, _, _, y);
+        Hit(x, y) <- E(x, y), Q(_, x, y, _);
+        Hit(x, y) <- E(x, y), Q(_, x, _, y);
+        Hit(x, y) <- E(x, y), Q(_, _, x, y);
+        Hit(x, y) <- E(x, y), Q(x, y, x, _);
+        Hit(x, y) <- E(x, y), Q(x, y, _, x);
+        Hit(x, y) <- E(x, y), Q(x, _, y, x);
+    }
+}
+
 #[test]
 fn tc_nonlinear_matches_reference_and_oracle() {
     run::<tc_nonlinear::Tc>();
@@ -622,6 +648,7 @@ fn strategies_match_oracle() {
     run_strategies::<repeated_variables::Repeated>();
     run_strategies::<zero_arity::ZeroArity>();
     run_strategies::<mixed_columns::Access>();
+    run_strategies::<many_indexes::ManyIndexes>();
 }
 
 #[test]

@@ -297,10 +297,10 @@ fn auto_stops_past_its_work_budget_and_recomputes() {
 }
 
 /// A loss of support's joins hand on each head they emit once, with the stamp it holds.
-fn assert_each_head_handed_on_with_its_stamp<'a, T: dred::runtime::Tuple>(
+fn assert_each_head_handed_on_with_its_stamp<'a, T: dred::runtime::Tuple, I>(
     stamped: impl Iterator<Item = (&'a T, dred::runtime::Stamp)>,
     emitted: &dred::runtime::FactSet<T>,
-    relation: &dred::runtime::Relation<T>,
+    relation: &dred::runtime::Relation<T, I>,
 ) {
     let mut handed_on = dred::runtime::FactSet::default();
     for (head, stamp) in stamped {

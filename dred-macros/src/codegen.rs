@@ -8,6 +8,9 @@ use syn::{Ident, Index};
 use crate::ir::{self, TypeClass};
 use crate::plan::{Access, ColumnUse, HeadFirst, Join, Plan, Step};
 
+/// The most indexes a tuple of the runtime's `IndexSet` impls holds.
+const INDEX_TUPLE: usize = 12;
+
 pub fn generate(program: &ir::Program, plan: &Plan) -> TokenStream {
     let cx = Context::new(program, plan);
     let own = |module: Option<&Ident>| {
@@ -35,6 +38,7 @@ pub fn generate(program: &ir::Program, plan: &Plan) -> TokenStream {
             }
         });
     }
+    let layouts = cx.index_layouts();
     let program_type = cx.program_type();
     let fact_sets = cx.fact_sets();
     let fact_enum = cx.fact_enum();
@@ -44,6 +48,7 @@ pub fn generate(program: &ir::Program, plan: &Plan) -> TokenStream {
     quote! {
         #answers
         #relation_structs
+        #layouts
         #program_type
         #fact_sets
         #fact_enum
@@ -92,6 +97,260 @@ impl<'a> Context<'a> {
 
     fn tys(&self) -> Vec<TokenStream> {
         self.program.relations.iter().map(|r| self.ty(r)).collect()
+    }
+
+    /// Whether relation `r`'s index rows hold only the columns outside their key (see
+    /// `dred_runtime::Index`): when every column is a plain value, so that a fact rebuilt
+    /// from a key and a row costs nothing.
+    fn compact(&self, r: usize) -> bool {
+        self.relation(r).columns.iter().all(|c| {
+            matches!(
+                c.class,
+                TypeClass::Int { .. }
+                    | TypeClass::Char
+                    | TypeClass::Bool
+                    | TypeClass::Str { owned: false }
+            )
+        })
+    }
+
+    /// The columns of relation `r` outside index `index`'s key, in order.
+    fn rest_columns(&self, r: usize, index: usize) -> Vec<usize> {
+        let key = &self.plan.indexes[r][index];
+        (0..self.relation(r).columns.len())
+            .filter(|c| !key.contains(c))
+            .collect()
+    }
+
+    /// The unit struct that lays out index `index` of relation `r` (see
+    /// `dred_runtime::IndexLayout`).
+    fn layout_name(&self, r: usize, index: usize) -> Ident {
+        format_ident!(
+            "__Dred{}{}Index{}",
+            self.program.name,
+            self.relation(r).name,
+            index
+        )
+    }
+
+    /// The type of index `index` of relation `r`.
+    fn index_ty(&self, r: usize, index: usize) -> TokenStream {
+        let rt = &self.rt;
+        let (ty, layout) = (self.ty(self.relation(r)), self.layout_name(r, index));
+        quote!(#rt::Index<#ty, #layout>)
+    }
+
+    /// Every index's layout: its key columns, and what its rows keep (the other columns of
+    /// a compact relation, else whole facts).
+    fn index_layouts(&self) -> TokenStream {
+        let rt = &self.rt;
+        let vis = &self.program.vis;
+        let layouts = (0..self.program.relations.len()).flat_map(|r| {
+            (0..self.plan.indexes[r].len()).map(move |index| {
+                let relation = self.relation(r);
+                let (ty, layout) = (self.ty(relation), self.layout_name(r, index));
+                let key_columns = &self.plan.indexes[r][index];
+                let column_ty = |c: usize| &relation.columns[c].ty;
+                let key_tys = key_columns.iter().map(|&c| column_ty(c));
+                let key: Vec<Index> = key_columns.iter().map(|&c| Index::from(c)).collect();
+                let at = (0..key.len()).map(Index::from);
+                let (row_ty, row) = if self.compact(r) {
+                    let rest = self.rest_columns(r, index);
+                    let rest_tys = rest.iter().map(|&c| column_ty(c));
+                    let rest: Vec<Index> = rest.iter().map(|&c| Index::from(c)).collect();
+                    (
+                        quote!((#(#rest_tys,)*)),
+                        quote!((#(::std::clone::Clone::clone(&fact.#rest),)*)),
+                    )
+                } else {
+                    (ty.clone(), quote!(::std::clone::Clone::clone(fact)))
+                };
+                let doc = format!(
+                    " How `{}` lays out its index {index} on `{}`.",
+                    self.program.name, relation.name
+                );
+                quote! {
+                    #[doc = #doc]
+                    #[doc(hidden)]
+                    #[allow(non_camel_case_types)]
+                    #[derive(Debug, Clone, Copy)]
+                    #vis struct #layout;
+                    impl #rt::IndexLayout<#ty> for #layout {
+                        type Key = (#(#key_tys,)*);
+                        type Row = #row_ty;
+                        #[inline]
+                        fn hash(fact: &#ty) -> u64 {
+                            #rt::key_hash(&(#(&fact.#key,)*))
+                        }
+                        #[inline]
+                        fn matches(key: &Self::Key, fact: &#ty) -> bool {
+                            true #(&& key.#at == fact.#key)*
+                        }
+                        #[inline]
+                        fn key(fact: &#ty) -> Self::Key {
+                            (#(::std::clone::Clone::clone(&fact.#key),)*)
+                        }
+                        #[inline]
+                        fn row(fact: &#ty) -> Self::Row {
+                            #row
+                        }
+                    }
+                }
+            })
+        });
+        quote!(#(#layouts)*)
+    }
+
+    /// How relation `r`'s indexes group into tuples of at most [`INDEX_TUPLE`] (the
+    /// runtime's `IndexSet` impls): one tuple, or a tuple of such tuples.
+    fn index_groups(&self, r: usize) -> Vec<Vec<usize>> {
+        let count = self.plan.indexes[r].len();
+        let indexes: Vec<usize> = (0..count).collect();
+        indexes.chunks(INDEX_TUPLE).map(<[usize]>::to_vec).collect()
+    }
+
+    /// The type of relation `r`'s index set: a tuple of its indexes, or a tuple of such
+    /// tuples.
+    fn index_set_ty(&self, r: usize) -> TokenStream {
+        let tuple = |group: &Vec<usize>| {
+            let items = group.iter().map(|&i| self.index_ty(r, i));
+            quote!((#(#items,)*))
+        };
+        match self.index_groups(r).as_slice() {
+            [] => quote!(()),
+            [only] => tuple(only),
+            groups => {
+                let tuples = groups.iter().map(tuple);
+                quote!((#(#tuples,)*))
+            }
+        }
+    }
+
+    /// A closure from relation `r`'s index set to its index `index`.
+    fn index_path(&self, r: usize, index: usize) -> TokenStream {
+        let at = Index::from(index % INDEX_TUPLE);
+        if self.plan.indexes[r].len() <= INDEX_TUPLE {
+            quote!(|indexes| &indexes.#at)
+        } else {
+            let group = Index::from(index / INDEX_TUPLE);
+            quote!(|indexes| &indexes.#group.#at)
+        }
+    }
+
+    /// A probe of `step`'s index, by `method` (`probe` or `probe_before_latest`), in `rule`:
+    /// the rows of the bucket of the key the step knows.
+    fn probe(&self, rule: &ir::Rule, step: &Step, method: &str) -> TokenStream {
+        let Access::Probe { index, key } = &step.access else {
+            unreachable!("a probe step has a key")
+        };
+        let atom = &rule.body[step.atom];
+        let name = &self.relation(atom.relation).name;
+        let path = self.index_path(atom.relation, *index);
+        let hash = self.key_hash(rule, step);
+        let method = format_ident!("{}", method);
+        let is_key = key.iter().enumerate().map(|(i, &column)| {
+            let i = Index::from(i);
+            let value = self.key_compared(rule, atom, step, column);
+            quote!(key.#i == #value)
+        });
+        quote!(self.#name.#method(#path, #hash, |key| true #(&& #is_key)*))
+    }
+
+    /// What a key column of `step` is compared with: the bound variable's value or the
+    /// constant.
+    fn key_compared(
+        &self,
+        rule: &ir::Rule,
+        atom: &ir::Atom,
+        step: &Step,
+        column: usize,
+    ) -> TokenStream {
+        match step.columns[column] {
+            ColumnUse::Check(v) => {
+                let var = var_ident(&rule.vars[v]);
+                quote!(*#var)
+            }
+            ColumnUse::Const => {
+                let ir::Term::Const(c) = &atom.terms[column] else {
+                    unreachable!()
+                };
+                let value = &c.expr;
+                quote!(#value)
+            }
+            ColumnUse::Bind(_) | ColumnUse::Ignore => unreachable!("key columns are known"),
+        }
+    }
+
+    /// The fact of a compact index's row `stored` for `step`'s probe: its key columns from
+    /// what the step knows, the others from the row.
+    fn rebuild(&self, rule: &ir::Rule, step: &Step, stored: &Ident) -> TokenStream {
+        let Access::Probe { index, .. } = &step.access else {
+            unreachable!("a probe step has a key")
+        };
+        let atom = &rule.body[step.atom];
+        self.fact_of_row(atom.relation, *index, stored, |_, column| {
+            self.key_owned(rule, atom, step, column)
+        })
+    }
+
+    /// The fact of relation `r` whose row `stored` index `index` keeps: its key columns
+    /// from `key_column` (given their place in the key and in the fact), the others from
+    /// the row.
+    fn fact_of_row(
+        &self,
+        r: usize,
+        index: usize,
+        stored: &Ident,
+        key_column: impl Fn(usize, usize) -> TokenStream,
+    ) -> TokenStream {
+        let key = &self.plan.indexes[r][index];
+        let rest = self.rest_columns(r, index);
+        let relation = self.relation(r);
+        let ty = self.ty(relation);
+        let values =
+            (0..relation.columns.len()).map(|column| match key.iter().position(|&k| k == column) {
+                Some(at) => key_column(at, column),
+                None => {
+                    let at = rest.iter().position(|&c| c == column);
+                    let at = Index::from(at.expect("a column outside the key"));
+                    quote!(#stored.#at)
+                }
+            });
+        quote!(#ty(#(#values),*))
+    }
+
+    /// A key column's value, owned (for a compact relation's plain values, a copy).
+    fn key_owned(
+        &self,
+        rule: &ir::Rule,
+        atom: &ir::Atom,
+        step: &Step,
+        column: usize,
+    ) -> TokenStream {
+        match step.columns[column] {
+            ColumnUse::Check(v) => {
+                let var = var_ident(&rule.vars[v]);
+                quote!(::std::clone::Clone::clone(#var))
+            }
+            ColumnUse::Const => {
+                let ir::Term::Const(c) = &atom.terms[column] else {
+                    unreachable!()
+                };
+                let value = &c.expr;
+                let column = &self.relation(atom.relation).columns[column];
+                let ty = &column.ty;
+                match column.class {
+                    TypeClass::Str { owned: true } => quote!(::std::string::String::from(#value)),
+                    _ => quote!({ let value: #ty = #value; value }),
+                }
+            }
+            ColumnUse::Bind(_) | ColumnUse::Ignore => unreachable!("key columns are known"),
+        }
+    }
+
+    /// Whether `step` probes a compact index (its rows are rebuilt into facts).
+    fn probes_compact(&self, rule: &ir::Rule, step: &Step) -> bool {
+        matches!(step.access, Access::Probe { .. }) && self.compact(rule.body[step.atom].relation)
     }
 
     fn relation(&self, index: usize) -> &ir::Relation {
@@ -172,9 +431,9 @@ impl<'a> Context<'a> {
         let ir::Program {
             attrs, vis, name, ..
         } = self.program;
-        let fields = self.program.relations.iter().map(|r| {
-            let (field, ty) = (&r.name, self.ty(r));
-            quote!(#field: #rt::Relation<#ty>)
+        let fields = self.program.relations.iter().enumerate().map(|(i, r)| {
+            let (field, ty, indexes) = (&r.name, self.ty(r), self.index_set_ty(i));
+            quote!(#field: #rt::Relation<#ty, #indexes>)
         });
         quote! {
             #(#attrs)*
@@ -319,6 +578,8 @@ impl<'a> Context<'a> {
             .map(|r| &r.name)
             .collect();
         let input_tys = relations.iter().filter(|r| r.input).map(|r| self.ty(r));
+        let index_set_tys: Vec<TokenStream> =
+            (0..relations.len()).map(|r| self.index_set_ty(r)).collect();
         let infos = relations.iter().map(|r| {
             let name = r.name.to_string();
             let columns = r.columns.iter().map(|c| &c.ty_text);
@@ -326,13 +587,10 @@ impl<'a> Context<'a> {
             quote!(#rt::RelationInfo { name: #name, columns: &[#(#columns),*], input: #input })
         });
         let rules = self.program.rules.iter().map(|rule| self.rule_info(rule));
-        let empties = relations.iter().enumerate().map(|(r, relation)| {
-            let (name, ty) = (&relation.name, self.ty(relation));
-            let keys = self.plan.indexes[r].iter().map(|key| {
-                let columns = key.iter().map(|&c| Index::from(c));
-                quote!(|fact: &#ty| #rt::key_hash(&(#(&fact.#columns,)*)))
-            });
-            quote!(#name: #rt::Relation::with_indexes(&[#(#keys),*]))
+        // Every index set is a tuple (of tuples) of indexes, none built by default.
+        let empties = relations.iter().map(|relation| {
+            let name = &relation.name;
+            quote!(#name: #rt::Relation::with_indexes(::core::default::Default::default()))
         });
         let constants = self
             .program
@@ -444,22 +702,44 @@ impl<'a> Context<'a> {
                         },
                         Some((i, rule, index)) => {
                             let first_key = format_ident!("first_key_rule_{}", i);
-                            let bucket_relation = &self.relation(rule.body[self.plan.rules[i].derive.steps[0].atom].relation).name;
+                            let first_step = &self.plan.rules[i].derive.steps[0];
+                            let bucket_r = rule.body[first_step.atom].relation;
+                            let bucket_relation = &self.relation(bucket_r).name;
+                            let path = self.index_path(bucket_r, index);
+                            // A compact bucket's facts are rebuilt from the key and its rows.
+                            let row = if self.compact(bucket_r) {
+                                let stored = format_ident!("stored");
+                                let fact = self.fact_of_row(bucket_r, index, &stored, |at, _| {
+                                    let at = Index::from(at);
+                                    quote!(key.#at)
+                                });
+                                quote!(|#stored| #fact)
+                            } else {
+                                quote!(|row| row)
+                            };
                             quote! {
-                                let mut heads: ::std::vec::Vec<(u64, _, #rt::Stamp)> = #heads.map(|(head, stamp)| (self.#first_key(head), head, stamp)).collect();
-                                heads.sort_unstable_by_key(|&(key, ..)| key);
+                                // A head of another rule has no key here: it comes last.
+                                let mut heads: ::std::vec::Vec<(u64, _, _, #rt::Stamp)> = #heads
+                                    .map(|(head, stamp)| match self.#first_key(head) {
+                                        ::core::option::Option::Some((hash, key)) => (hash, ::core::option::Option::Some(key), head, stamp),
+                                        ::core::option::Option::None => (u64::MAX, ::core::option::Option::None, head, stamp),
+                                    })
+                                    .collect();
+                                heads.sort_unstable_by_key(|&(hash, ..)| hash);
                                 unsupported.#name.reserve(heads.len());
                                 let mut bucket = #rt::StampedBucket::default();
                                 for at in 0..heads.len() {
-                                    let (key, head, bound) = heads[at];
+                                    let (hash, ref key, head, bound) = heads[at];
                                     // A bucket only one check walks costs less to probe
                                     // than to copy with its stamps.
-                                    let shared = (at > 0 && heads[at - 1].0 == key)
-                                        || heads.get(at + 1).is_some_and(|&(next, ..)| next == key);
-                                    let first = if shared {
-                                        ::core::option::Option::Some(bucket.get(&self.#bucket_relation, #index, key))
-                                    } else {
-                                        ::core::option::Option::None
+                                    let shared = key.is_some()
+                                        && ((at > 0 && heads[at - 1].0 == hash)
+                                            || heads.get(at + 1).is_some_and(|&(next, ..)| next == hash));
+                                    let first = match key {
+                                        ::core::option::Option::Some(key) if shared => ::core::option::Option::Some(
+                                            bucket.get(&self.#bucket_relation, #path, #index, hash, |held| held == key, #row),
+                                        ),
+                                        _ => ::core::option::Option::None,
                                     };
                                     #check_head
                                 }
@@ -587,7 +867,8 @@ impl<'a> Context<'a> {
 
             #(
                 impl #rt::HasRelation<#tys> for #program {
-                    fn relation(&self) -> &#rt::Relation<#tys> { &self.#names }
+                    type Indexes = #index_set_tys;
+                    fn relation(&self) -> &#rt::Relation<#tys, #index_set_tys> { &self.#names }
                 }
             )*
         }
@@ -724,16 +1005,31 @@ impl<'a> Context<'a> {
         let (first_param, first_key) = match self.stamped_first(rule, &plan.derive) {
             Some((_, row_ty)) => {
                 let first_key = format_ident!("first_key_rule_{}", index);
-                let head_match_key = self.head_match(rule, &quote!(0));
-                let key_hash = self.key_hash(rule, &plan.derive.steps[0]);
+                let first = &plan.derive.steps[0];
+                let Access::Probe { key, .. } = &first.access else {
+                    unreachable!("a stamped first step probes")
+                };
+                let atom = &rule.body[first.atom];
+                let head_match_key = self.head_match(rule, &quote!(::core::option::Option::None));
+                let key_hash = self.key_hash(rule, first);
+                let key_values = key.iter().map(|&c| self.key_owned(rule, atom, first, c));
+                let key_tys = key
+                    .iter()
+                    .map(|&c| &self.relation(atom.relation).columns[c].ty);
+                let row = if self.compact(atom.relation) {
+                    quote!(#row_ty)
+                } else {
+                    quote!(&#row_ty)
+                };
                 (
-                    quote!(, first: ::core::option::Option<&[(&#row_ty, #rt::Stamp)]>),
+                    quote!(, first: ::core::option::Option<&[(#row, #rt::Stamp)]>),
                     quote! {
-                        /// The key hash of the bucket this rule's support check walks first.
+                        /// The key hash and key of the bucket this rule's support check
+                        /// walks first, if `head` matches the rule's head.
                         #[inline]
-                        fn #first_key(&self, head: &#head_ty) -> u64 {
+                        fn #first_key(&self, head: &#head_ty) -> ::core::option::Option<(u64, (#(#key_tys,)*))> {
                             #head_match_key
-                            #key_hash
+                            ::core::option::Option::Some((#key_hash, (#(#key_values,)*)))
                         }
                     },
                 )
@@ -824,6 +1120,18 @@ impl<'a> Context<'a> {
                 .iter()
                 .map(|(step, _, _)| format_ident!("row{}", step))
                 .collect(),
+            // A compact index's row is a fact rebuilt for the row: the batch keeps a copy.
+            floor_pushed: floor_steps
+                .iter()
+                .map(|(step, s, _)| {
+                    let row = format_ident!("row{}", step);
+                    if self.probes_compact(rule, s) {
+                        quote!(::std::clone::Clone::clone(#row))
+                    } else {
+                        quote!(#row)
+                    }
+                })
+                .collect(),
             // A fact that a membership test builds does not outlive its step.
             batched: !floor_steps
                 .iter()
@@ -857,11 +1165,7 @@ impl<'a> Context<'a> {
         let delta_filters = self.filters(&extended, delta_atom, delta_step, &row0);
         let delta_binds = binds(rule, delta_step, &row0);
         let head_binds = binds(rule, head_step, &row1);
-        let Access::Probe {
-            index: head_index,
-            key: head_key,
-        } = &head_step.access
-        else {
+        let Access::Probe { key: head_key, .. } = &head_step.access else {
             unreachable!("a head-first join probes the head relation")
         };
         // The group key: the delta's columns that bind the head's key variables (its other
@@ -887,16 +1191,45 @@ impl<'a> Context<'a> {
             let i = Index::from(i);
             quote!(let #var = key.#i;)
         });
-        let head_key_hash = self.key_hash(&extended, head_step);
+        let head_bucket = self.probe(&extended, head_step, "probe");
         let head_filters = self.filters(&extended, &rule.head, head_step, &row1);
+        // A compact head index's rows are rebuilt into facts, which the heads keep.
+        // The heads in a delta fact's stamp range: their places among the heads where the
+        // heads own their facts, else copies of theirs.
+        let compact_heads = self.compact(rule.head.relation);
+        let (head_row, head_rebuilt, head_fact) = if compact_heads {
+            let stored = format_ident!("stored1");
+            let rebuild = self.rebuild(&extended, head_step, &stored);
+            (stored, quote!(let #row1 = #rebuild;), quote!(&#row1))
+        } else {
+            (row1.clone(), quote!(), quote!(#row1))
+        };
+        let admitted = quote!(#rt::program::held_admits(stamp, cause, || 0));
+        let (in_range_ty, fill_in_range, in_range_row, in_range_head) = if compact_heads {
+            (
+                quote!(usize),
+                quote! {
+                    in_range.extend(heads.iter().enumerate().filter(|&(_, &(_, stamp))| #admitted).map(|(at, _)| at));
+                },
+                quote!(&at),
+                quote!(let (ref #row1, stamp) = heads[at];),
+            )
+        } else {
+            (
+                quote!((_, #rt::Stamp)),
+                quote!(in_range.extend(heads.iter().filter(|&&(_, stamp)| #admitted));),
+                quote!(&(#row1, stamp)),
+                quote!(),
+            )
+        };
         // What the body-first join walks per delta fact: its second step's rows.
         let body_rows = match body_first.steps.get(1) {
             Some(next) => {
                 let relation = &self.relation(rule.body[next.atom].relation).name;
                 match &next.access {
-                    Access::Probe { index, .. } => {
-                        let key_hash = self.key_hash(rule, next);
-                        quote!(self.#relation.probe(#index, #key_hash).len())
+                    Access::Probe { .. } => {
+                        let rows = self.probe(rule, next, "probe");
+                        quote!(#rows.len())
                     }
                     Access::Scan => quote!(self.#relation.len()),
                     Access::Contains | Access::Delta => quote!(1),
@@ -941,7 +1274,7 @@ impl<'a> Context<'a> {
                 }
                 let key = group[0].0;
                 #(#key_binds)*
-                let bucket = self.#head_relation.probe(#head_index, #head_key_hash);
+                let bucket = #head_bucket;
                 walks.clear();
                 walks.extend(group.iter().map(|&(_, #row0)| {
                     #(#delta_binds)*
@@ -953,8 +1286,9 @@ impl<'a> Context<'a> {
                 }
                 work.visit(bucket.len() as u64);
                 heads.clear();
-                heads.extend(bucket.iter().filter_map(|#row1| {
-                    let stamp = self.#head_relation.stamp(#row1)?;
+                heads.extend(bucket.iter().filter_map(|#head_row| {
+                    #head_rebuilt
+                    let stamp = self.#head_relation.stamp(#head_fact)?;
                     (true #(&& #head_filters)*).then_some((#row1, stamp))
                 }));
                 for (&(_, #row0), &walk) in group.iter().zip(&walks) {
@@ -963,11 +1297,7 @@ impl<'a> Context<'a> {
                     }
                     let cause = admit.cause(&self.#delta_relation, #row0);
                     in_range.clear();
-                    in_range.extend(
-                        heads
-                            .iter()
-                            .filter(|&&(_, stamp)| #rt::program::held_admits(stamp, cause, || 0)),
-                    );
+                    #fill_in_range
                     // A head in range costs a lookup or two of the rest of the body; a row
                     // of the body-first join, one head lookup.
                     if by_cost && in_range.len() >= walk {
@@ -976,7 +1306,8 @@ impl<'a> Context<'a> {
                     }
                     #(#delta_binds)*
                     work.visit(in_range.len() as u64);
-                    for &(#row1, stamp) in &in_range {
+                    for #in_range_row in &in_range {
+                        #in_range_head
                         #(#head_binds)*
                         'instance: {
                             #(#tests)*
@@ -1000,7 +1331,7 @@ impl<'a> Context<'a> {
         );
         quote! {
             let mut heads: ::std::vec::Vec<(_, #rt::Stamp)> = ::std::vec::Vec::new();
-            let mut in_range: ::std::vec::Vec<(_, #rt::Stamp)> = ::std::vec::Vec::new();
+            let mut in_range: ::std::vec::Vec<#in_range_ty> = ::std::vec::Vec::new();
             let mut walks: ::std::vec::Vec<usize> = ::std::vec::Vec::new();
             #keyed
         }
@@ -1136,20 +1467,14 @@ impl<'a> Context<'a> {
                     // Semi-naive: in the variant whose delta is atom i, the atoms before i
                     // match only facts older than the delta when it is the latest batch, so
                     // an instance with several delta facts is found once.
-                    Access::Probe { index, .. } if walks_before_delta(join, current) => {
-                        let key_hash = self.key_hash(rule, current);
+                    Access::Probe { .. } if walks_before_delta(join, current) => {
+                        let before = self.probe(rule, current, "probe_before_latest");
+                        let all = self.probe(rule, current, "probe");
                         quote! {
-                            if before_latest {
-                                self.#relation.probe_before_latest(#index, #key_hash)
-                            } else {
-                                self.#relation.probe(#index, #key_hash)
-                            }
+                            if before_latest { #before } else { #all }
                         }
                     }
-                    Access::Probe { index, .. } => {
-                        let key_hash = self.key_hash(rule, current);
-                        quote!(self.#relation.probe(#index, #key_hash))
-                    }
+                    Access::Probe { .. } => self.probe(rule, current, "probe"),
                     Access::Contains => unreachable!(),
                 };
                 let source = match probe_slot(join, step) {
@@ -1179,8 +1504,19 @@ impl<'a> Context<'a> {
                         return;
                     }));
                 }
+                // A compact index's rows are rebuilt into facts, which live for the row.
+                let compact = self.probes_compact(rule, current);
+                let (each, rebuilt) = if compact {
+                    let stored = format_ident!("stored{}", step);
+                    let fact = format_ident!("fact{}", step);
+                    let rebuild = self.rebuild(rule, current, &stored);
+                    (stored, quote!(let #fact = #rebuild; let #row = &#fact;))
+                } else {
+                    (row.clone(), quote!())
+                };
                 let plain = quote! {
-                    for #row in rows {
+                    for #each in rows {
+                        #rebuilt
                         #per_row
                         if true #(&& #filters)* {
                             #cause
@@ -1220,6 +1556,12 @@ impl<'a> Context<'a> {
                 {
                     return walk;
                 }
+                // Rows of a compact index come as facts, others as references to facts.
+                let first_row = if compact {
+                    quote!(ref #row)
+                } else {
+                    quote!(#row)
+                };
                 // The first bucket of a support check may come with its stamps, youngest
                 // last. The rows older than the head, which alone can support it, come
                 // first, youngest first (a support of a closure's fact splits it in two
@@ -1232,7 +1574,7 @@ impl<'a> Context<'a> {
                         ::core::option::Option::Some(rows) => {
                             let older = rows.partition_point(|&(_, stamp)| stamp < bound);
                             let (could_support, too_young) = rows.split_at(older);
-                            for &(#row, stamp) in could_support.iter().rev().chain(too_young) {
+                            for &(#first_row, stamp) in could_support.iter().rev().chain(too_young) {
                                 work.visit(1);
                                 let level = level.max(u64::from(stamp) + 1);
                                 if level >= lowest {
@@ -1388,8 +1730,8 @@ impl<'a> Context<'a> {
         })
     }
 
-    /// Comparisons for constants and already-bound variables (including key columns: an
-    /// index bucket may hold colliding keys).
+    /// Comparisons for constants and already-bound variables, but for a probe's key
+    /// columns: index buckets are exact, so a bucket's rows all have its key.
     fn filters(
         &self,
         rule: &ir::Rule,
@@ -1397,9 +1739,14 @@ impl<'a> Context<'a> {
         step: &Step,
         row: &Ident,
     ) -> Vec<TokenStream> {
+        let key: &[usize] = match &step.access {
+            Access::Probe { key, .. } => key,
+            _ => &[],
+        };
         step.columns
             .iter()
             .enumerate()
+            .filter(|(k, _)| !key.contains(k))
             .filter_map(|(k, use_)| {
                 let id = Index::from(k);
                 match use_ {
@@ -1573,7 +1920,7 @@ impl<'a> Context<'a> {
                 }
 
                 /// The facts of relation `T`.
-                pub fn relation<T: #rt::Tuple>(&self) -> &#rt::Relation<T>
+                pub fn relation<T: #rt::Tuple>(&self) -> &#rt::Relation<T, <Self as #rt::HasRelation<T>>::Indexes>
                 where
                     Self: #rt::HasRelation<T>,
                 {
@@ -1711,6 +2058,8 @@ struct HeadEmit {
     /// The floor, an expression of `floor_rows`.
     floor: TokenStream,
     floor_rows: Vec<Ident>,
+    /// What the batch keeps of each floor row.
+    floor_pushed: Vec<TokenStream>,
     batched: bool,
 }
 
@@ -1723,13 +2072,13 @@ impl HeadEmit {
             head_relation,
             fact_enum,
             floor,
-            floor_rows,
+            floor_pushed,
             ..
         } = self;
         let held = if self.batched {
             let flush = self.flush(pending);
             quote! {
-                #pending.push((head, cause, (#(#floor_rows,)*)));
+                #pending.push((head, cause, (#(#floor_pushed,)*)));
                 if #pending.len() == #rt::program::HELD_BATCH {
                     #flush
                 }
@@ -1773,7 +2122,7 @@ impl HeadEmit {
             ..
         } = self;
         quote! {
-            #rt::program::emit_held_all(&self.#head_relation, &mut #pending, |&(#(#floor_rows,)*)| #floor, &mut out.#head_relation, stamped, #fact_enum::#head_relation);
+            #rt::program::emit_held_all(&self.#head_relation, &mut #pending, |(#(#floor_rows,)*)| #floor, &mut out.#head_relation, stamped, #fact_enum::#head_relation);
         }
     }
 }

@@ -28,7 +28,8 @@ pub use program::{
     RelationInfo, RuleInfo, TermInfo, Work,
 };
 pub use relation::{
-    key_hash, key_runs, FactSet, KeyRuns, Relation, Stamp, StampedBucket, Tuple, UNSTAMPED,
+    key_hash, key_runs, FactSet, Index, IndexLayout, IndexSet, IndexSource, KeyRuns, Relation,
+    Stamp, StampedBucket, Tuple, UNSTAMPED,
 };
 pub use report::{Phase, Round, Trace, UpdateReport, Witness};
 pub use text::{GroundFact, TextError};

@@ -63,7 +63,7 @@ impl<T: Tuple> Admit<&FactSet<T>> {
     /// support with the derived delta fact `row` of `relation` ([`Relation::counted_on`]);
     /// a join passes them to [`Admit::admits`] as the `cause`.
     #[inline]
-    pub fn cause<U: Tuple>(&self, relation: &Relation<U>, row: &U) -> Option<(Stamp, Stamp)> {
+    pub fn cause<U: Tuple, X>(&self, relation: &Relation<U, X>, row: &U) -> Option<(Stamp, Stamp)> {
         match self {
             Admit::Held => relation.counted_on(row),
             _ => None,
@@ -79,7 +79,7 @@ impl<T: Tuple> Admit<&FactSet<T>> {
     ///
     /// ```
     /// use dred_runtime::{Admit, FactSet, Relation};
-    /// let mut r: Relation<(u32, u32)> = Relation::with_indexes(&[]);
+    /// let mut r: Relation<(u32, u32)> = Relation::new();
     /// r.insert((1, 2), 4);
     /// let delta = [(1, 2), (5, 6)];
     /// let held: Admit<&FactSet<(u32, u32)>> = Admit::Held;
@@ -101,11 +101,11 @@ impl<T: Tuple> Admit<&FactSet<T>> {
     /// assert_eq!(caused, expected);
     /// ```
     #[inline]
-    pub fn with_causes<'r, U: Tuple, I: Iterator<Item = &'r U>>(
+    pub fn with_causes<'r, U: Tuple, X, I: Iterator<Item = &'r U>>(
         &self,
-        relation: &'r Relation<U>,
+        relation: &'r Relation<U, X>,
         rows: I,
-    ) -> WithCauses<'r, U, I> {
+    ) -> WithCauses<'r, U, X, I> {
         WithCauses {
             relation: self.has_causes().then_some(relation),
             rows,
@@ -122,9 +122,9 @@ impl<T: Tuple> Admit<&FactSet<T>> {
     /// last: it costs a lookup per fact): a head no younger than that never had the
     /// instance as its support.
     #[inline]
-    pub fn admits(
+    pub fn admits<X>(
         &self,
-        held: &Relation<T>,
+        held: &Relation<T, X>,
         head: &T,
         cause: Option<(Stamp, Stamp)>,
         floor: impl FnOnce() -> Stamp,
@@ -147,8 +147,8 @@ impl<T: Tuple> Admit<&FactSet<T>> {
 /// a floor reads a fact that a membership test builds, which cannot wait for a batch; the
 /// others batch their heads for [`emit_held_all`].
 #[inline(never)]
-pub fn emit_held<T: Tuple, F>(
-    held: &Relation<T>,
+pub fn emit_held<T: Tuple, X, F>(
+    held: &Relation<T, X>,
     head: T,
     cause: Option<(Stamp, Stamp)>,
     floor: impl FnOnce() -> Stamp,
@@ -178,9 +178,9 @@ pub const CAUSE_BATCH: usize = 32;
 type Caused<'r, U> = (Option<&'r U>, Option<(Stamp, Stamp)>);
 
 /// The iterator of [`Admit::with_causes`].
-pub struct WithCauses<'r, U, I> {
+pub struct WithCauses<'r, U, X, I> {
     /// The delta's relation, if causes are looked up.
-    relation: Option<&'r Relation<U>>,
+    relation: Option<&'r Relation<U, X>>,
     rows: I,
     /// Rows taken from `rows` with their causes; `ahead[next..end]` are still to come.
     ahead: [Caused<'r, U>; CAUSE_BATCH],
@@ -188,7 +188,7 @@ pub struct WithCauses<'r, U, I> {
     end: usize,
 }
 
-impl<'r, U: Tuple, I: Iterator<Item = &'r U>> Iterator for WithCauses<'r, U, I> {
+impl<'r, U: Tuple, X, I: Iterator<Item = &'r U>> Iterator for WithCauses<'r, U, X, I> {
     type Item = (&'r U, Option<(Stamp, Stamp)>);
 
     #[inline]
@@ -227,7 +227,7 @@ pub const HELD_BATCH: usize = 32;
 /// ```
 /// use dred_runtime::program::{emit_held, emit_held_all, HELD_BATCH};
 /// use dred_runtime::{FactSet, Relation};
-/// let mut r: Relation<(u32, u32)> = Relation::with_indexes(&[]);
+/// let mut r: Relation<(u32, u32)> = Relation::new();
 /// for b in 1..40 {
 ///     r.insert((1, b), b);
 /// }
@@ -249,8 +249,8 @@ pub const HELD_BATCH: usize = 32;
 /// assert_eq!(batched.len(), 30); // (1, 10) to (1, 39)
 /// ```
 #[inline(never)]
-pub fn emit_held_all<T: Tuple, F, Rows>(
-    held: &Relation<T>,
+pub fn emit_held_all<T: Tuple, X, F, Rows>(
+    held: &Relation<T, X>,
     pending: &mut Vec<HeldHead<T, Rows>>,
     floor: impl Fn(&Rows) -> Stamp,
     out: &mut FactSet<T>,
@@ -381,8 +381,10 @@ pub trait FactSets: Default + Clone + std::fmt::Debug {
 
 /// The typed facts a program can be asked about.
 pub trait HasRelation<T: Tuple> {
+    /// The relation's indexes (an [`crate::IndexSet`]).
+    type Indexes;
     /// The relation of `T`'s facts.
-    fn relation(&self) -> &Relation<T>;
+    fn relation(&self) -> &Relation<T, Self::Indexes>;
 }
 
 /// A fact of an input relation: the only kind an update batch accepts.
@@ -752,7 +754,7 @@ pub fn extend_ground<T: Record>(out: &mut Vec<GroundFact>, set: &FactSet<T>) {
 }
 
 /// Appends the facts of `relation` as tab-separated lines, in order.
-pub fn write_relation_tsv<T: Record>(out: &mut String, relation: &Relation<T>) {
+pub fn write_relation_tsv<T: Record, X>(out: &mut String, relation: &Relation<T, X>) {
     for fact in relation.sorted() {
         fact.write_tsv(out);
         out.push('\n');

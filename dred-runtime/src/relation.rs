@@ -4,6 +4,8 @@ use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hash, Hasher};
 use std::sync::OnceLock;
 
+use hashbrown::hash_table::HashTable;
+
 use crate::fact_map::FactMap;
 
 /// What a column value or a fact must offer to live in a relation.
@@ -178,24 +180,34 @@ impl<'s, K: PartialEq, V> Iterator for KeyRuns<'s, K, V> {
 /// support checks share when they walk the same bucket first (the candidates `R(x, z)` of
 /// non-linear closure, sorted by `x`, all walk `R(x, _)`). Its stamps are looked up once
 /// for the run rather than once per check, and a check stops at the first row too young
-/// to beat the level it has already found.
+/// to beat the level it has already found. Each row is a fact (`Row` is `T`, rebuilt from
+/// the bucket's key and the stored columns, or `&T` where an index stores whole facts).
 ///
 /// ```
-/// use dred_runtime::{key_hash, Relation, StampedBucket};
-/// let mut edges: Relation<(u32, u32)> = Relation::with_indexes(&[|e| key_hash(&(&e.0,))]);
+/// use dred_runtime::{key_hash, Index, IndexLayout, Relation, StampedBucket};
+/// # struct ByFirst;
+/// # impl IndexLayout<(u32, u32)> for ByFirst {
+/// #     type Key = (u32,);
+/// #     type Row = (u32,);
+/// #     fn hash(e: &(u32, u32)) -> u64 { key_hash(&(&e.0,)) }
+/// #     fn matches(key: &(u32,), e: &(u32, u32)) -> bool { key.0 == e.0 }
+/// #     fn key(e: &(u32, u32)) -> (u32,) { (e.0,) }
+/// #     fn row(e: &(u32, u32)) -> (u32,) { (e.1,) }
+/// # }
+/// let mut edges = Relation::with_indexes((Index::<_, ByFirst>::new(),));
 /// edges.insert((1, 3), 5);
 /// edges.insert((1, 2), 2);
 /// let mut bucket = StampedBucket::default();
-/// let rows = bucket.get(&edges, 0, key_hash(&(&1u32,)));
-/// assert_eq!(rows, [(&(1, 2), 2), (&(1, 3), 5)]);
+/// let rows = bucket.get(&edges, |ix| &ix.0, 0, key_hash(&(&1u32,)), |key| key.0 == 1, |rest| (1, rest.0));
+/// assert_eq!(rows, [((1, 2), 2), ((1, 3), 5)]);
 /// ```
-pub struct StampedBucket<'a, T> {
-    /// The relation, index and key hash of the rows held.
-    source: Option<(&'a Relation<T>, usize, u64)>,
-    rows: Vec<(&'a T, Stamp)>,
+pub struct StampedBucket<K, Row> {
+    /// The relation (its address), index, key hash and key of the rows held.
+    source: Option<(*const (), usize, u64, K)>,
+    rows: Vec<(Row, Stamp)>,
 }
 
-impl<T> Default for StampedBucket<'_, T> {
+impl<K, Row> Default for StampedBucket<K, Row> {
     fn default() -> Self {
         StampedBucket {
             source: None,
@@ -204,123 +216,155 @@ impl<T> Default for StampedBucket<'_, T> {
     }
 }
 
-impl<'a, T: Tuple> StampedBucket<'a, T> {
-    /// The held facts of bucket `key_hash` of `relation`'s index `index`, with their
-    /// stamps, youngest last. Valid while `relation` does not change.
-    pub fn get(
+impl<K: Tuple, Row> StampedBucket<K, Row> {
+    /// The held facts of the bucket of `relation`'s index `index` (numbered `index_id`)
+    /// whose key hashes to `hash` and passes `is_key`, each made by `row` from its stored
+    /// columns, with their stamps, youngest last. Valid while `relation` does not change.
+    #[allow(clippy::too_many_arguments)]
+    pub fn get<'a, T: Tuple, I, L: IndexLayout<T, Key = K>>(
         &mut self,
-        relation: &'a Relation<T>,
-        index: usize,
-        key_hash: u64,
-    ) -> &[(&'a T, Stamp)] {
-        let held = self.source.is_some_and(|(held, held_index, held_key)| {
-            std::ptr::eq(held, relation) && held_index == index && held_key == key_hash
-        });
+        relation: &'a Relation<T, I>,
+        index: impl FnOnce(&'a I) -> &'a Index<T, L>,
+        index_id: usize,
+        hash: u64,
+        mut is_key: impl FnMut(&K) -> bool,
+        row: impl Fn(&'a L::Row) -> Row,
+    ) -> &[(Row, Stamp)]
+    where
+        Row: std::borrow::Borrow<T>,
+    {
+        let at = relation as *const Relation<T, I> as *const ();
+        let held = self
+            .source
+            .as_ref()
+            .is_some_and(|(held, held_index, held_hash, key)| {
+                *held == at && *held_index == index_id && *held_hash == hash && is_key(key)
+            });
         if !held {
-            self.source = Some((relation, index, key_hash));
+            self.source = None;
             self.rows.clear();
-            let rows = relation.probe(index, key_hash);
-            self.rows.extend(
-                rows.iter()
-                    .filter_map(|row| Some((row, relation.stamp(row)?))),
-            );
-            self.rows.sort_unstable_by_key(|&(_, stamp)| stamp);
+            if let Some(keyed) = relation.keyed(index, hash, is_key) {
+                self.source = Some((at, index_id, hash, keyed.key.clone()));
+                self.rows
+                    .extend(keyed.bucket.rows.iter().filter_map(|rest| {
+                        let fact = row(rest);
+                        let stamp = relation.stamp(fact.borrow())?;
+                        Some((fact, stamp))
+                    }));
+                self.rows.sort_unstable_by_key(|&(_, stamp)| stamp);
+            }
         }
         &self.rows
     }
 }
 
-/// The bytes a std hash table that reports `capacity` holds, for entries of `entry` bytes:
-/// its buckets (hashbrown's: a power of two, seven eighths of them usable once there are
-/// eight), each a slot and a control byte, and one group of control bytes more.
-fn table_bytes(capacity: usize, entry: usize) -> usize {
+/// The bytes a hash table with `buckets` buckets holds, for entries of `entry` bytes: each
+/// a slot and a control byte, and one group of control bytes more.
+fn table_bytes(buckets: usize, entry: usize) -> usize {
     const GROUP: usize = 16;
-    let buckets = match capacity {
-        0 => return 0,
-        1..=7 => (capacity + 1).next_power_of_two(),
-        _ => (capacity * 8 / 7).next_power_of_two(),
-    };
+    if buckets == 0 {
+        return 0;
+    }
     buckets * (entry + 1) + GROUP
 }
 
-/// Passes an already computed `u64` key hash through unchanged.
-#[derive(Default, Clone, Copy)]
-struct PrehashedKey(u64);
-
-impl Hasher for PrehashedKey {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, _bytes: &[u8]) {
-        unreachable!("index buckets are keyed by a precomputed u64 hash")
-    }
-    fn write_u64(&mut self, hash: u64) {
-        self.0 = hash;
+/// The buckets a std (hashbrown) hash table that reports `capacity` has: a power of two,
+/// seven eighths of them usable once there are eight.
+fn buckets_for(capacity: usize) -> usize {
+    match capacity {
+        0 => 0,
+        1..=7 => (capacity + 1).next_power_of_two(),
+        _ => (capacity * 8 / 7).next_power_of_two(),
     }
 }
 
-/// A hash index: key hash → the facts whose key columns hash to it.
+/// How an index splits a relation's facts: the key columns that name a fact's bucket, and
+/// the row the bucket keeps of it. `datalog!` generates one (a unit struct) per index its
+/// join plans probe.
 ///
-/// Invariant: once built, every fact of the owning relation is in exactly one bucket, the
-/// one named by `key_of(fact)`. Different keys may share a bucket (a hash collision), so a
-/// probe's caller still compares the key columns — generated join code always does.
+/// A row of a relation whose columns are all plain values (numbers, `char`, `bool`,
+/// `&'static str`) holds only the columns outside the key — the key is the bucket's, and a
+/// fact is rebuilt from both at no cost — so a closure's index costs half the bytes its
+/// facts do. Other relations' rows are whole facts, as rebuilding a `String` would cost an
+/// allocation a row.
+pub trait IndexLayout<T>: 'static {
+    /// The key columns' values.
+    type Key: Tuple;
+    /// What a bucket keeps of a fact.
+    type Row: Tuple;
+    /// [`key_hash`] of a tuple of references to `fact`'s key columns, as probes hash them.
+    fn hash(fact: &T) -> u64;
+    /// Whether `fact`'s key columns hold `key`.
+    fn matches(key: &Self::Key, fact: &T) -> bool;
+    /// `fact`'s key.
+    fn key(fact: &T) -> Self::Key;
+    /// `fact`'s row.
+    fn row(fact: &T) -> Self::Row;
+}
+
+/// A hash index of a relation of `T`, laid out by `L`: each fact's key names its bucket,
+/// which keeps the fact's row.
 ///
-/// An index is built when first probed while its relation holds a fact, and only then
-/// maintained: a materialization probes many indexes only in its first rounds, while the
-/// relation is still empty (linear closure's index on `R`, same-generation's on `Sg`), and
-/// maintaining them fact by fact through the rounds costs time, bucket slack and a place
-/// in the memory peak. [`Relation::finish_materialization`] builds the rest in one pass,
-/// each bucket at its final size. A `OnceLock` (not a `OnceCell`) keeps relations `Sync`;
-/// its check on a probe is one load.
+/// Invariant: once built, every fact of the owning relation has one row, in the bucket of
+/// its key: buckets are exact (keys that share a hash have a bucket each), so a probe's
+/// rows all have the key asked for. An index is built when first probed while its relation
+/// holds a fact, and only then maintained: a materialization probes many indexes only in
+/// its first rounds, while the relation is still empty (linear closure's index on `R`,
+/// same-generation's on `Sg`), and maintaining them fact by fact through the rounds costs
+/// time, bucket slack and a place in the memory peak. [`Relation::finish_materialization`]
+/// builds the rest in one pass, each bucket at its final size. A `OnceLock` (not a
+/// `OnceCell`) keeps relations `Sync`; its check on a probe is one load.
+pub struct Index<T, L: IndexLayout<T>> {
+    buckets: OnceLock<Buckets<L::Key, L::Row>>,
+}
+
+impl<T, L: IndexLayout<T>> Clone for Index<T, L> {
+    fn clone(&self) -> Self {
+        Index {
+            buckets: self.buckets.clone(),
+        }
+    }
+}
+
+impl<T, L: IndexLayout<T>> Default for Index<T, L> {
+    fn default() -> Self {
+        Index {
+            buckets: OnceLock::new(),
+        }
+    }
+}
+
+type Buckets<K, R> = HashTable<Keyed<K, R>>;
+
+/// A bucket with its key and the key's hash.
 #[derive(Clone)]
-struct Index<T> {
-    key_of: fn(&T) -> u64,
-    buckets: OnceLock<Buckets<T>>,
+struct Keyed<K, R> {
+    hash: u64,
+    key: K,
+    bucket: Bucket<R>,
 }
 
-type Buckets<T> = HashMap<u64, Bucket<T>, BuildHasherDefault<PrehashedKey>>;
-
-/// One bucket of an index: its facts in the order they were added, and which of them came
+/// One bucket of an index: its rows in the order they were added, and which of them came
 /// before the relation's latest batch ([`Relation::probe_before_latest`]).
 ///
-/// Invariant: every fact of the bucket that was added before batch `grown_in` began is
+/// Invariant: every row of the bucket that was added before batch `grown_in` began is
 /// among its first `before` rows. Appending keeps this; so does each removal: `retain`
 /// keeps the survivors' order, and `swap_remove` moves only the last row, at worst into
-/// the first `before` (which may then hold later facts too: a superset is all a probe
+/// the first `before` (which may then hold later rows too: a superset is all a probe
 /// promises).
 #[derive(Clone)]
-struct Bucket<T> {
-    rows: Vec<T>,
+struct Bucket<R> {
+    rows: Vec<R>,
     /// The batch in which the bucket last grew.
     grown_in: u64,
     /// How many rows it had when that batch began.
     before: usize,
 }
 
-impl<T> Default for Bucket<T> {
-    fn default() -> Self {
-        Bucket {
-            rows: Vec::new(),
-            grown_in: 0,
-            before: 0,
-        }
-    }
-}
-
-impl<T> Bucket<T> {
-    /// An empty bucket with room for the `size` rows an index build puts in it, all
-    /// counted as added before `batch`.
-    fn for_build(size: usize, batch: u64) -> Self {
-        Bucket {
-            rows: Vec::with_capacity(size),
-            grown_in: batch,
-            before: size,
-        }
-    }
-
+impl<R> Bucket<R> {
     /// The rows, less those added in `batch` if it is the one the bucket last grew in.
     #[inline]
-    fn before(&self, batch: u64) -> &[T] {
+    fn before(&self, batch: u64) -> &[R] {
         if self.grown_in == batch {
             &self.rows[..self.before.min(self.rows.len())]
         } else {
@@ -329,40 +373,143 @@ impl<T> Bucket<T> {
     }
 }
 
-impl<T: Tuple> Index<T> {
-    /// The buckets of a relation's held and retired facts (what a built index holds), each
-    /// allocated at its final size. Their rows count as added before `batch`, the
-    /// relation's current one: a superset of those that were (see
+/// What an index is built from: its relation's held and retired facts, and the batch the
+/// relation is in.
+pub struct IndexSource<'a, T> {
+    held: &'a FactMap<T>,
+    dead: &'a FactSet<T>,
+    batch: u64,
+}
+
+impl<'a, T: Tuple> IndexSource<'a, T> {
+    fn facts(&self) -> impl Iterator<Item = &'a T> + Clone + 'a {
+        self.held.keys().chain(self.dead)
+    }
+}
+
+impl<T: Tuple, L: IndexLayout<T>> Index<T, L> {
+    /// An index not built yet.
+    pub fn new() -> Self {
+        Index::default()
+    }
+
+    /// The buckets of `source`'s facts, each allocated at its final size. Their rows count
+    /// as added before the relation's current batch: a superset of those that were (see
     /// [`Relation::probe_before_latest`]).
-    fn build(
-        key_of: fn(&T) -> u64,
-        held: &FactMap<T>,
-        dead: &FactSet<T>,
-        batch: u64,
-    ) -> Buckets<T> {
-        let facts = held.keys().chain(dead);
-        let mut sizes: HashMap<u64, usize, BuildHasherDefault<PrehashedKey>> = HashMap::default();
-        for fact in facts.clone() {
-            *sizes.entry(key_of(fact)).or_default() += 1;
-        }
-        let mut buckets: Buckets<T> = HashMap::default();
-        buckets.reserve(sizes.len());
-        buckets.extend(
-            sizes
-                .into_iter()
-                .map(|(key, size)| (key, Bucket::for_build(size, batch))),
-        );
-        for fact in facts {
-            if let Some(bucket) = buckets.get_mut(&key_of(fact)) {
-                bucket.rows.push(fact.clone());
+    fn build(source: &IndexSource<'_, T>) -> Buckets<L::Key, L::Row> {
+        // Count first (in `before`, which ends as the size), so that each bucket is
+        // allocated once, at its size.
+        let mut buckets: Buckets<L::Key, L::Row> = HashTable::new();
+        for fact in source.facts() {
+            let hash = L::hash(fact);
+            match buckets.find_mut(hash, |k| L::matches(&k.key, fact)) {
+                Some(keyed) => keyed.bucket.before += 1,
+                None => {
+                    let keyed = Keyed {
+                        hash,
+                        key: L::key(fact),
+                        bucket: Bucket {
+                            rows: Vec::new(),
+                            grown_in: source.batch,
+                            before: 1,
+                        },
+                    };
+                    buckets.insert_unique(hash, keyed, |k| k.hash);
+                }
             }
+        }
+        for fact in source.facts() {
+            let hash = L::hash(fact);
+            let bucket = &mut buckets
+                .find_mut(hash, |k| L::matches(&k.key, fact))
+                .expect("counted")
+                .bucket;
+            if bucket.rows.capacity() == 0 {
+                bucket.rows.reserve_exact(bucket.before);
+            }
+            bucket.rows.push(L::row(fact));
         }
         buckets
     }
 
-    /// The buckets, if built (an index not built yet is not maintained).
-    fn built_mut(&mut self) -> Option<&mut Buckets<T>> {
-        self.buckets.get_mut()
+    /// The bucket of the key that hashes to `hash` and passes `is_key`, building the index
+    /// from `source` on the first probe of a relation that holds a fact.
+    #[inline]
+    fn keyed<'s>(
+        &self,
+        source: impl FnOnce() -> Option<IndexSource<'s, T>>,
+        hash: u64,
+        mut is_key: impl FnMut(&L::Key) -> bool,
+    ) -> Option<&Keyed<L::Key, L::Row>> {
+        let buckets = match self.buckets.get() {
+            Some(buckets) => buckets,
+            None => {
+                let source = source()?;
+                self.buckets.get_or_init(|| Self::build(&source))
+            }
+        };
+        buckets.find(hash, |keyed| is_key(&keyed.key))
+    }
+
+    /// Adds a fact of batch `batch` to its bucket (see [`IndexSet::insert`]).
+    #[inline(never)]
+    fn insert_built(buckets: &mut Buckets<L::Key, L::Row>, fact: &T, batch: u64) {
+        let hash = L::hash(fact);
+        let keyed = buckets
+            .entry(hash, |k| L::matches(&k.key, fact), |k| k.hash)
+            .or_insert_with(|| Keyed {
+                hash,
+                key: L::key(fact),
+                bucket: Bucket {
+                    rows: Vec::new(),
+                    grown_in: 0,
+                    before: 0,
+                },
+            })
+            .into_mut();
+        let bucket = &mut keyed.bucket;
+        if bucket.grown_in != batch {
+            bucket.grown_in = batch;
+            bucket.before = bucket.rows.len();
+        }
+        let rows = &mut bucket.rows;
+        if rows.len() == rows.capacity() {
+            rows.reserve_exact((rows.len() / 8).max(4));
+        }
+        rows.push(L::row(fact));
+    }
+}
+
+/// A relation's indexes, kept in step with its facts: `()` for none, an [`Index`], or a
+/// tuple of index sets (generated programs use tuples of up to twelve, nested beyond).
+pub trait IndexSet<T>: Clone {
+    /// Builds every index not built yet from `source`.
+    fn build_all(&mut self, source: &IndexSource<'_, T>);
+    /// Adds a fact of batch `batch` to every built index.
+    fn insert(&mut self, fact: &T, batch: u64);
+    /// Removes a batch of facts from every built index, rewriting each touched bucket once.
+    fn remove_all(&mut self, gone: &FactSet<T>);
+    /// Gives back spare room.
+    fn shrink_to_fit(&mut self);
+    /// The heap bytes the indexes hold (tables, and each bucket's rows by capacity).
+    fn heap_bytes(&self) -> usize;
+}
+
+impl<T> IndexSet<T> for () {
+    fn build_all(&mut self, _: &IndexSource<'_, T>) {}
+    fn insert(&mut self, _: &T, _: u64) {}
+    fn remove_all(&mut self, _: &FactSet<T>) {}
+    fn shrink_to_fit(&mut self) {}
+    fn heap_bytes(&self) -> usize {
+        0
+    }
+}
+
+impl<T: Tuple, L: IndexLayout<T>> IndexSet<T> for Index<T, L> {
+    fn build_all(&mut self, source: &IndexSource<'_, T>) {
+        if self.buckets.get().is_none() {
+            self.buckets = OnceLock::from(Self::build(source));
+        }
     }
 
     /// Adds a fact of batch `batch` to its bucket. A full bucket grows by an eighth, not
@@ -370,56 +517,107 @@ impl<T: Tuple> Index<T> {
     /// fact into each of many (a re-inserted edge of a closure) would otherwise double them
     /// all (cycle, 1-fact re-insertions after a recompute: +18% resident memory). Copying
     /// an eighth more per growth costs little beside the hash lookups around it.
+    #[inline]
     fn insert(&mut self, fact: &T, batch: u64) {
-        let key_of = self.key_of;
-        if let Some(buckets) = self.built_mut() {
-            let bucket = buckets.entry(key_of(fact)).or_default();
-            if bucket.grown_in != batch {
-                bucket.grown_in = batch;
-                bucket.before = bucket.rows.len();
-            }
-            let rows = &mut bucket.rows;
-            if rows.len() == rows.capacity() {
-                rows.reserve_exact((rows.len() / 8).max(4));
-            }
-            rows.push(fact.clone());
+        if let Some(buckets) = self.buckets.get_mut() {
+            Self::insert_built(buckets, fact, batch);
         }
     }
 
-    /// Removes a batch of facts, rewriting each touched bucket once. A bucket's facts are
-    /// compared with its own few gone facts (sorted, binary search), not looked up in
-    /// `gone`: a comparison of short tuples costs a fraction of a hash lookup, and a
-    /// closure's buckets are long while few of their facts go at a time.
+    /// A bucket's rows are compared with its own few gone rows (sorted, binary search),
+    /// not looked up in `gone`: a comparison of short tuples costs a fraction of a hash
+    /// lookup, and a closure's buckets are long while few of their facts go at a time.
     fn remove_all(&mut self, gone: &FactSet<T>) {
-        let key_of = self.key_of;
-        let Some(buckets) = self.built_mut() else {
+        let Some(buckets) = self.buckets.get_mut() else {
             return;
         };
-        let mut keyed: Vec<(u64, &T)> = gone.iter().map(|f| (key_of(f), f)).collect();
+        // Sorted by hash, then by fact: a key's facts come together (unless another key
+        // shares its hash, when they form several runs), their rows in order.
+        let mut keyed: Vec<(u64, &T)> = gone.iter().map(|f| (L::hash(f), f)).collect();
         keyed.sort_unstable();
         let mut rest = &keyed[..];
-        while let Some(&(key, _)) = rest.first() {
+        while let Some(&(hash, first)) = rest.first() {
+            let Ok(mut entry) = buckets.find_entry(hash, |k| L::matches(&k.key, first)) else {
+                rest = &rest[1..];
+                continue;
+            };
             let end = rest
                 .iter()
-                .position(|(k, _)| *k != key)
+                .position(|&(h, f)| h != hash || !L::matches(&entry.get().key, f))
                 .unwrap_or(rest.len());
             let (run, after) = rest.split_at(end);
             rest = after;
-            let Some(Bucket { rows: bucket, .. }) = buckets.get_mut(&key) else {
-                continue;
-            };
+            let bucket = &mut entry.get_mut().bucket.rows;
             if let [(_, only)] = run {
-                if let Some(at) = bucket.iter().position(|held| held == *only) {
+                let only = L::row(only);
+                if let Some(at) = bucket.iter().position(|held| *held == only) {
                     bucket.swap_remove(at);
                 }
             } else {
-                bucket.retain(|held| run.binary_search_by(|(_, f)| (*f).cmp(held)).is_err());
+                let run: Vec<L::Row> = run.iter().map(|(_, f)| L::row(f)).collect();
+                bucket.retain(|held| run.binary_search(held).is_err());
             }
             if bucket.is_empty() {
-                buckets.remove(&key);
+                entry.remove();
             }
         }
     }
+
+    fn shrink_to_fit(&mut self) {
+        if let Some(buckets) = self.buckets.get_mut() {
+            buckets.shrink_to_fit(|k| k.hash);
+        }
+    }
+
+    fn heap_bytes(&self) -> usize {
+        let Some(buckets) = self.buckets.get() else {
+            return 0;
+        };
+        let row = std::mem::size_of::<L::Row>();
+        let rows: usize = buckets.iter().map(|k| k.bucket.rows.capacity() * row).sum();
+        rows + table_bytes(
+            buckets_for(buckets.capacity()),
+            std::mem::size_of::<Keyed<L::Key, L::Row>>(),
+        )
+    }
+}
+
+macro_rules! index_set_tuples {
+    ($(($($set:ident $at:tt),+))+) => {$(
+        impl<T, $($set: IndexSet<T>),+> IndexSet<T> for ($($set,)+) {
+            fn build_all(&mut self, source: &IndexSource<'_, T>) {
+                $(self.$at.build_all(source);)+
+            }
+            #[inline]
+            fn insert(&mut self, fact: &T, batch: u64) {
+                $(self.$at.insert(fact, batch);)+
+            }
+            fn remove_all(&mut self, gone: &FactSet<T>) {
+                $(self.$at.remove_all(gone);)+
+            }
+            fn shrink_to_fit(&mut self) {
+                $(self.$at.shrink_to_fit();)+
+            }
+            fn heap_bytes(&self) -> usize {
+                0 $(+ self.$at.heap_bytes())+
+            }
+        }
+    )+};
+}
+
+index_set_tuples! {
+    (A 0)
+    (A 0, B 1)
+    (A 0, B 1, C 2)
+    (A 0, B 1, C 2, D 3)
+    (A 0, B 1, C 2, D 3, E 4)
+    (A 0, B 1, C 2, D 3, E 4, F 5)
+    (A 0, B 1, C 2, D 3, E 4, F 5, G 6)
+    (A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7)
+    (A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, J 8)
+    (A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, J 8, K 9)
+    (A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, J 8, K 9, L 10)
+    (A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, J 8, K 9, L 10, M 11)
 }
 
 /// How many facts [`Relation::retire_all`] looks up before it removes any: each lookup in a
@@ -444,19 +642,29 @@ const RETIRE_BATCH: usize = 32;
 /// ([`Relation::restamp`]).
 ///
 /// ```
-/// use dred_runtime::{key_hash, Relation};
-/// // A relation of pairs with one index on the first column.
-/// let mut edges: Relation<(u32, u32)> = Relation::with_indexes(&[|e| key_hash(&(&e.0,))]);
+/// use dred_runtime::{key_hash, Index, IndexLayout, Relation};
+/// // An index of pairs on their first column, whose rows hold the second.
+/// struct ByFirst;
+/// impl IndexLayout<(u32, u32)> for ByFirst {
+///     type Key = (u32,);
+///     type Row = (u32,);
+///     fn hash(e: &(u32, u32)) -> u64 { key_hash(&(&e.0,)) }
+///     fn matches(key: &(u32,), e: &(u32, u32)) -> bool { key.0 == e.0 }
+///     fn key(e: &(u32, u32)) -> (u32,) { (e.0,) }
+///     fn row(e: &(u32, u32)) -> (u32,) { (e.1,) }
+/// }
+/// let mut edges = Relation::with_indexes((Index::<_, ByFirst>::new(),));
 /// edges.insert((1, 2), 1);
 /// edges.insert((1, 3), 1);
 /// assert!(edges.contains(&(1, 2)));
-/// let from_one: Vec<_> = edges.probe(0, key_hash(&(&1u32,))).iter().filter(|e| e.0 == 1).collect();
-/// assert_eq!(from_one.len(), 2);
+/// let mut from_one = edges.probe(|ix| &ix.0, key_hash(&(&1u32,)), |key| key.0 == 1).to_vec();
+/// from_one.sort_unstable();
+/// assert_eq!(from_one, [(2,), (3,)]);
 /// ```
 #[derive(Clone)]
-pub struct Relation<T> {
+pub struct Relation<T, I = ()> {
     facts: FactMap<T>,
-    indexes: Vec<Index<T>>,
+    indexes: I,
     /// Retired facts: in the indexes but not in `facts`.
     dead: FactSet<T>,
     /// The stamps that facts had before [`Relation::restamp`] raised them, until
@@ -469,17 +677,24 @@ pub struct Relation<T> {
 }
 
 impl<T: Tuple> Relation<T> {
-    /// An empty relation with one index per key function (index `i` uses `keys[i]`).
-    pub fn with_indexes(keys: &[fn(&T) -> u64]) -> Self {
+    /// An empty relation without indexes.
+    pub fn new() -> Self {
+        Relation::with_indexes(())
+    }
+}
+
+impl<T: Tuple> Default for Relation<T> {
+    fn default() -> Self {
+        Relation::new()
+    }
+}
+
+impl<T: Tuple, I> Relation<T, I> {
+    /// An empty relation with `indexes` (none built yet).
+    pub fn with_indexes(indexes: I) -> Self {
         Relation {
             facts: FactMap::default(),
-            indexes: keys
-                .iter()
-                .map(|&key_of| Index {
-                    key_of,
-                    buckets: OnceLock::new(),
-                })
-                .collect(),
+            indexes,
             dead: FactSet::default(),
             risen: HashMap::default(),
             batch: 0,
@@ -553,19 +768,25 @@ impl<T: Tuple> Relation<T> {
         self.facts.keys().cloned().collect()
     }
 
-    /// The facts of index `index`'s bucket for `key_hash`: a superset of the facts with that
-    /// key (callers compare the key columns). The first probe of a relation that holds a
-    /// fact builds the index, which is maintained from then on.
+    /// The rows of the bucket of index `index` (a field of the relation's index set) whose
+    /// key hashes to `hash` ([`key_hash`] of a tuple of references to the key's values) and
+    /// passes `is_key`. The first probe of a relation that holds a fact builds the index,
+    /// which is maintained from then on.
     #[inline]
-    pub fn probe(&self, index: usize, key_hash: u64) -> &[T] {
-        self.bucket(index, key_hash)
-            .map_or(&[], |bucket| bucket.rows.as_slice())
+    pub fn probe<L: IndexLayout<T>>(
+        &self,
+        index: impl FnOnce(&I) -> &Index<T, L>,
+        hash: u64,
+        is_key: impl FnMut(&L::Key) -> bool,
+    ) -> &[L::Row] {
+        self.keyed(index, hash, is_key)
+            .map_or(&[], |keyed| keyed.bucket.rows.as_slice())
     }
 
-    /// [`Relation::probe`] without the facts added since the latest
+    /// [`Relation::probe`] without the rows added since the latest
     /// [`Relation::insert_all`] began (some of them may still be returned: a retired fact
     /// revived by it, or one moved by a removal), at no cost per row: a bucket keeps its
-    /// facts in the order they came and knows where that batch's begin.
+    /// rows in the order they came and knows where that batch's begin.
     ///
     /// A semi-naive round's joins, whose delta is that batch, walk the atoms before the
     /// delta's position with this, so that an instance with several delta facts is found
@@ -573,70 +794,55 @@ impl<T: Tuple> Relation<T> {
     /// leaves out are all in the delta).
     ///
     /// ```
-    /// use dred_runtime::{key_hash, FactSet, Relation};
-    /// let mut edges: Relation<(u32, u32)> = Relation::with_indexes(&[|e| key_hash(&(&e.0,))]);
+    /// use dred_runtime::{key_hash, FactSet, Index, IndexLayout, Relation};
+    /// # struct ByFirst;
+    /// # impl IndexLayout<(u32, u32)> for ByFirst {
+    /// #     type Key = (u32,);
+    /// #     type Row = (u32,);
+    /// #     fn hash(e: &(u32, u32)) -> u64 { key_hash(&(&e.0,)) }
+    /// #     fn matches(key: &(u32,), e: &(u32, u32)) -> bool { key.0 == e.0 }
+    /// #     fn key(e: &(u32, u32)) -> (u32,) { (e.0,) }
+    /// #     fn row(e: &(u32, u32)) -> (u32,) { (e.1,) }
+    /// # }
+    /// let mut edges = Relation::with_indexes((Index::<_, ByFirst>::new(),));
     /// let batch = |facts: &[(u32, u32)]| facts.iter().copied().collect::<FactSet<_>>();
     /// edges.insert_all(&batch(&[(1, 2)]), 1);
     /// let ones = key_hash(&(&1u32,));
-    /// assert_eq!(edges.probe(0, ones), [(1, 2)]); // builds the index
+    /// assert_eq!(edges.probe(|ix| &ix.0, ones, |k| k.0 == 1), [(2,)]); // builds the index
     /// edges.insert_all(&batch(&[(1, 3)]), 2);
-    /// assert_eq!(edges.probe(0, ones), [(1, 2), (1, 3)]);
-    /// assert_eq!(edges.probe_before_latest(0, ones), [(1, 2)]);
+    /// assert_eq!(edges.probe(|ix| &ix.0, ones, |k| k.0 == 1), [(2,), (3,)]);
+    /// assert_eq!(edges.probe_before_latest(|ix| &ix.0, ones, |k| k.0 == 1), [(2,)]);
     /// ```
     #[inline]
-    pub fn probe_before_latest(&self, index: usize, key_hash: u64) -> &[T] {
-        self.bucket(index, key_hash)
-            .map_or(&[], |bucket| bucket.before(self.batch))
+    pub fn probe_before_latest<L: IndexLayout<T>>(
+        &self,
+        index: impl FnOnce(&I) -> &Index<T, L>,
+        hash: u64,
+        is_key: impl FnMut(&L::Key) -> bool,
+    ) -> &[L::Row] {
+        self.keyed(index, hash, is_key)
+            .map_or(&[], |keyed| keyed.bucket.before(self.batch))
     }
 
-    /// Index `index`'s bucket for `key_hash`, building the index on the first probe of a
-    /// relation that holds a fact.
+    /// The bucket of `index` for the key that hashes to `hash` and passes `is_key`, with
+    /// its key; the index is built on the first probe of a relation that holds a fact.
     #[inline]
-    fn bucket(&self, index: usize, key_hash: u64) -> Option<&Bucket<T>> {
-        let index = &self.indexes[index];
-        let buckets = match index.buckets.get() {
-            Some(buckets) => buckets,
-            None if self.facts.is_empty() && self.dead.is_empty() => return None,
-            None => index
-                .buckets
-                .get_or_init(|| Index::build(index.key_of, &self.facts, &self.dead, self.batch)),
-        };
-        buckets.get(&key_hash)
+    fn keyed<'s, L: IndexLayout<T>>(
+        &'s self,
+        index: impl FnOnce(&'s I) -> &'s Index<T, L>,
+        hash: u64,
+        is_key: impl FnMut(&L::Key) -> bool,
+    ) -> Option<&'s Keyed<L::Key, L::Row>> {
+        let source =
+            || (!self.facts.is_empty() || !self.dead.is_empty()).then(|| self.index_source());
+        index(&self.indexes).keyed(source, hash, is_key)
     }
 
-    /// Ends a materialization: builds every index not built yet (see
-    /// [`Relation::probe`]), each bucket at its final size, so that no later probe pays for
-    /// it.
-    pub fn finish_materialization(&mut self) {
-        for index in &mut self.indexes {
-            if index.buckets.get().is_none() {
-                let built = Index::build(index.key_of, &self.facts, &self.dead, self.batch);
-                index.buckets = OnceLock::from(built);
-            }
-        }
-    }
-
-    /// Adds `fact` stamped `stamp`; returns whether it was new (a fact that holds keeps its
-    /// stamp).
-    pub fn insert(&mut self, fact: T, stamp: Stamp) -> bool {
-        let in_indexes = !self.dead.is_empty() && self.dead.remove(&fact);
-        let (indexes, batch) = (&mut self.indexes, self.batch);
-        self.facts.insert_new(fact, stamp, |fact| {
-            if !in_indexes {
-                for index in indexes.iter_mut() {
-                    index.insert(fact, batch);
-                }
-            }
-        })
-    }
-
-    /// Adds every fact of `facts` stamped `stamp` (those already present are skipped), as a
-    /// new batch (see [`Relation::probe_before_latest`]), even if `facts` is empty.
-    pub fn insert_all(&mut self, facts: &FactSet<T>, stamp: Stamp) {
-        self.batch += 1;
-        self.facts.reserve(facts.len());
-        for fact in facts {
-            self.insert(fact.clone(), stamp);
+    fn index_source(&self) -> IndexSource<'_, T> {
+        IndexSource {
+            held: &self.facts,
+            dead: &self.dead,
+            batch: self.batch,
         }
     }
 
@@ -676,6 +882,47 @@ impl<T: Tuple> Relation<T> {
         }
     }
 
+    /// How many facts are retired.
+    pub fn retired(&self) -> usize {
+        self.dead.len()
+    }
+}
+
+impl<T: Tuple, I: IndexSet<T>> Relation<T, I> {
+    /// Ends a materialization: builds every index not built yet (see
+    /// [`Relation::probe`]), each bucket at its final size, so that no later probe pays for
+    /// it.
+    pub fn finish_materialization(&mut self) {
+        let source = IndexSource {
+            held: &self.facts,
+            dead: &self.dead,
+            batch: self.batch,
+        };
+        self.indexes.build_all(&source);
+    }
+
+    /// Adds `fact` stamped `stamp`; returns whether it was new (a fact that holds keeps its
+    /// stamp).
+    pub fn insert(&mut self, fact: T, stamp: Stamp) -> bool {
+        let in_indexes = !self.dead.is_empty() && self.dead.remove(&fact);
+        let (indexes, batch) = (&mut self.indexes, self.batch);
+        self.facts.insert_new(fact, stamp, |fact| {
+            if !in_indexes {
+                indexes.insert(fact, batch);
+            }
+        })
+    }
+
+    /// Adds every fact of `facts` stamped `stamp` (those already present are skipped), as a
+    /// new batch (see [`Relation::probe_before_latest`]), even if `facts` is empty.
+    pub fn insert_all(&mut self, facts: &FactSet<T>, stamp: Stamp) {
+        self.batch += 1;
+        self.facts.reserve(facts.len());
+        for fact in facts {
+            self.insert(fact.clone(), stamp);
+        }
+    }
+
     /// An estimate of the heap memory the relation holds, in bytes: its fact table, its
     /// indexes (their tables, and each bucket's rows by capacity), its retired facts and
     /// the old stamps of risen facts; not heap memory the facts themselves own (the text of
@@ -683,38 +930,36 @@ impl<T: Tuple> Relation<T> {
     /// keeps allocated, not what it uses.
     ///
     /// ```
-    /// use dred_runtime::{key_hash, Relation};
-    /// let mut edges: Relation<(u32, u32)> = Relation::with_indexes(&[|e| key_hash(&(&e.0,))]);
+    /// use dred_runtime::{key_hash, Index, IndexLayout, Relation};
+    /// # struct ByFirst;
+    /// # impl IndexLayout<(u32, u32)> for ByFirst {
+    /// #     type Key = (u32,);
+    /// #     type Row = (u32,);
+    /// #     fn hash(e: &(u32, u32)) -> u64 { key_hash(&(&e.0,)) }
+    /// #     fn matches(key: &(u32,), e: &(u32, u32)) -> bool { key.0 == e.0 }
+    /// #     fn key(e: &(u32, u32)) -> (u32,) { (e.0,) }
+    /// #     fn row(e: &(u32, u32)) -> (u32,) { (e.1,) }
+    /// # }
+    /// let mut edges = Relation::with_indexes((Index::<_, ByFirst>::new(),));
     /// let empty = edges.heap_bytes();
     /// for b in 0..1000 {
     ///     edges.insert((1, b), 1);
     /// }
     /// // Each fact costs its 8 bytes, its stamp's 4 and a table's slack.
     /// assert!(edges.heap_bytes() >= empty + 1000 * 12);
-    /// edges.probe(0, key_hash(&(&1u32,))); // builds the index: 8 bytes a row more
-    /// assert!(edges.heap_bytes() >= empty + 1000 * 20);
+    /// let unindexed = edges.heap_bytes();
+    /// edges.probe(|ix| &ix.0, key_hash(&(&1u32,)), |key| key.0 == 1); // builds the index
+    /// // A row holds the second column only: 4 bytes.
+    /// let index = edges.heap_bytes() - unindexed;
+    /// assert!((1000 * 4..1000 * 8).contains(&index));
     /// ```
     pub fn heap_bytes(&self) -> usize {
         let row = std::mem::size_of::<T>();
-        let indexes: usize = self
-            .indexes
-            .iter()
-            .filter_map(|index| index.buckets.get())
-            .map(|buckets| {
-                let rows: usize = buckets.values().map(|b| b.rows.capacity() * row).sum();
-                rows + table_bytes(buckets.capacity(), std::mem::size_of::<(u64, Bucket<T>)>())
-            })
-            .sum();
+        let table = |capacity, entry| table_bytes(buckets_for(capacity), entry);
         self.facts.table_bytes()
-            + self.indexes.capacity() * std::mem::size_of::<Index<T>>()
-            + indexes
-            + table_bytes(self.dead.capacity(), row)
-            + table_bytes(self.risen.capacity(), std::mem::size_of::<(T, Stamp)>())
-    }
-
-    /// How many facts are retired.
-    pub fn retired(&self) -> usize {
-        self.dead.len()
+            + self.indexes.heap_bytes()
+            + table(self.dead.capacity(), row)
+            + table(self.risen.capacity(), std::mem::size_of::<(T, Stamp)>())
     }
 
     /// Ends an update: takes the retired facts out of the indexes once they are more than
@@ -727,9 +972,7 @@ impl<T: Tuple> Relation<T> {
     pub fn settle(&mut self) {
         if self.dead.len() > self.facts.len() / 8 {
             let dead = std::mem::take(&mut self.dead);
-            for index in &mut self.indexes {
-                index.remove_all(&dead);
-            }
+            self.indexes.remove_all(&dead);
             self.shrink_if_sparse();
         }
         if self.dead.is_empty() {
@@ -747,9 +990,7 @@ impl<T: Tuple> Relation<T> {
         if gone.is_empty() {
             return;
         }
-        for index in &mut self.indexes {
-            index.remove_all(gone);
-        }
+        self.indexes.remove_all(gone);
         for fact in gone {
             self.facts.remove(fact);
         }
@@ -761,14 +1002,12 @@ impl<T: Tuple> Relation<T> {
     fn shrink_if_sparse(&mut self) {
         if self.facts.capacity() > 4 * self.facts.len().max(16) {
             self.facts.shrink_to_fit();
-            for buckets in self.indexes.iter_mut().filter_map(Index::built_mut) {
-                buckets.shrink_to_fit();
-            }
+            self.indexes.shrink_to_fit();
         }
     }
 }
 
-impl<T: Tuple> std::fmt::Debug for Relation<T> {
+impl<T: Tuple, I> std::fmt::Debug for Relation<T, I> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_set().entries(self.sorted()).finish()
     }
@@ -778,13 +1017,47 @@ impl<T: Tuple> std::fmt::Debug for Relation<T> {
 mod tests {
     use super::*;
 
-    fn by_first(e: &(u32, u32)) -> u64 {
-        key_hash(&(&e.0,))
+    /// An index of pairs on their first column.
+    struct ByFirst;
+
+    impl IndexLayout<(u32, u32)> for ByFirst {
+        type Key = (u32,);
+        type Row = (u32,);
+        fn hash(e: &(u32, u32)) -> u64 {
+            key_hash(&(&e.0,))
+        }
+        fn matches(key: &(u32,), e: &(u32, u32)) -> bool {
+            key.0 == e.0
+        }
+        fn key(e: &(u32, u32)) -> (u32,) {
+            (e.0,)
+        }
+        fn row(e: &(u32, u32)) -> (u32,) {
+            (e.1,)
+        }
+    }
+
+    type Pairs = Relation<(u32, u32), (Index<(u32, u32), ByFirst>,)>;
+
+    /// Pairs with one index on the first column.
+    fn pairs() -> Pairs {
+        Relation::with_indexes((Index::new(),))
+    }
+
+    /// The facts of the bucket of `first`, rebuilt.
+    fn probe(rel: &Pairs, first: u32) -> Vec<(u32, u32)> {
+        let rows = rel.probe(|ix| &ix.0, key_hash(&(&first,)), |key| key.0 == first);
+        rows.iter().map(|rest| (first, rest.0)).collect()
+    }
+
+    fn probe_before_latest(rel: &Pairs, first: u32) -> Vec<(u32, u32)> {
+        let rows = rel.probe_before_latest(|ix| &ix.0, key_hash(&(&first,)), |key| key.0 == first);
+        rows.iter().map(|rest| (first, rest.0)).collect()
     }
 
     #[test]
     fn indexes_follow_inserts_and_batch_removals() {
-        let mut rel: Relation<(u32, u32)> = Relation::with_indexes(&[by_first]);
+        let mut rel = pairs();
         for e in [(1, 2), (1, 3), (2, 3)] {
             assert!(rel.insert(e, 1));
         }
@@ -793,46 +1066,46 @@ mod tests {
         let gone: FactSet<(u32, u32)> = [(1, 2), (9, 9)].into_iter().collect();
         rel.remove_all(&gone);
         assert_eq!(rel.len(), 2);
-        let ones: Vec<_> = rel.probe(0, key_hash(&(&1u32,))).to_vec();
+        let ones: Vec<_> = probe(&rel, 1).to_vec();
         assert_eq!(ones, vec![(1, 3)]);
-        assert!(rel.probe(0, key_hash(&(&7u32,))).is_empty());
+        assert!(probe(&rel, 7).is_empty());
     }
 
-    fn is_built(rel: &Relation<(u32, u32)>) -> bool {
-        rel.indexes[0].buckets.get().is_some()
+    fn is_built(rel: &Pairs) -> bool {
+        rel.indexes.0.buckets.get().is_some()
     }
 
     #[test]
     fn an_index_is_built_on_its_first_probe_of_a_held_fact_and_maintained_after() {
-        let mut rel: Relation<(u32, u32)> = Relation::with_indexes(&[by_first]);
-        assert!(rel.probe(0, key_hash(&(&1u32,))).is_empty());
+        let mut rel = pairs();
+        assert!(probe(&rel, 1).is_empty());
         assert!(!is_built(&rel), "probing an empty relation builds nothing");
         rel.insert((1, 2), 1);
         rel.insert((2, 3), 1);
         assert!(!is_built(&rel), "an index not built yet is not maintained");
-        assert_eq!(rel.probe(0, key_hash(&(&1u32,))), [(1, 2)]);
+        assert_eq!(probe(&rel, 1), [(1, 2)]);
         assert!(is_built(&rel));
         rel.insert((1, 4), 2);
         rel.remove_all(&[(1, 2)].into_iter().collect());
-        assert_eq!(rel.probe(0, key_hash(&(&1u32,))), [(1, 4)]);
+        assert_eq!(probe(&rel, 1), [(1, 4)]);
     }
 
     #[test]
     fn finishing_a_materialization_builds_every_index() {
-        let mut rel: Relation<(u32, u32)> = Relation::with_indexes(&[by_first]);
+        let mut rel = pairs();
         for i in 0..1000 {
             rel.insert((i % 10, i), 1);
         }
         assert!(!is_built(&rel));
         rel.finish_materialization();
         assert!(is_built(&rel));
-        let threes = rel.probe(0, key_hash(&(&3u32,)));
+        let threes = probe(&rel, 3);
         assert_eq!((threes.len(), threes.iter().all(|e| e.0 == 3)), (100, true));
     }
 
     #[test]
     fn retiring_more_facts_than_a_batch_retires_exactly_the_held_ones() {
-        let mut rel: Relation<(u32, u32)> = Relation::with_indexes(&[by_first]);
+        let mut rel = pairs();
         for i in 0..200 {
             rel.insert((i % 7, i), 1);
         }
@@ -851,45 +1124,43 @@ mod tests {
         facts.iter().copied().collect()
     }
 
-    fn sorted_probe(rows: &[(u32, u32)]) -> Vec<(u32, u32)> {
-        let mut rows = rows.to_vec();
+    fn sorted_probe(mut rows: Vec<(u32, u32)>) -> Vec<(u32, u32)> {
         rows.sort_unstable();
         rows
     }
 
     #[test]
     fn a_probe_before_the_latest_batch_keeps_every_older_fact() {
-        let ones = key_hash(&(&1u32,));
-        let mut rel: Relation<(u32, u32)> = Relation::with_indexes(&[by_first]);
-        assert!(rel.probe_before_latest(0, ones).is_empty(), "nothing built");
+        let mut rel = pairs();
+        assert!(probe_before_latest(&rel, 1).is_empty(), "nothing built");
         rel.insert_all(&batch(&[(1, 0), (1, 1), (1, 2)]), 1);
         // Built during a batch: every row counts as older (a superset).
-        assert_eq!(rel.probe_before_latest(0, ones).len(), 3);
+        assert_eq!(probe_before_latest(&rel, 1).len(), 3);
         rel.insert_all(&batch(&[(1, 3), (1, 4), (2, 0)]), 2);
         assert_eq!(
-            sorted_probe(rel.probe_before_latest(0, ones)),
+            sorted_probe(probe_before_latest(&rel, 1)),
             [(1, 0), (1, 1), (1, 2)]
         );
         // A swap-removal moves the last (newest) row forward: still a superset.
         rel.remove_all(&batch(&[(1, 0)]));
-        let before = sorted_probe(rel.probe_before_latest(0, ones));
+        let before = sorted_probe(probe_before_latest(&rel, 1));
         assert!(before.contains(&(1, 1)) && before.contains(&(1, 2)));
         // Order-keeping removal of several rows.
         rel.remove_all(&batch(&[(1, 1), (1, 3)]));
-        let before = sorted_probe(rel.probe_before_latest(0, ones));
+        let before = sorted_probe(probe_before_latest(&rel, 1));
         assert!(before.contains(&(1, 2)) && !before.contains(&(1, 1)));
         // An empty batch still begins a batch: everything held is older.
         rel.insert_all(&FactSet::default(), 3);
         assert_eq!(
-            sorted_probe(rel.probe_before_latest(0, ones)),
-            sorted_probe(rel.probe(0, ones))
+            sorted_probe(probe_before_latest(&rel, 1)),
+            sorted_probe(probe(&rel, 1))
         );
         // A retired fact revived by the latest batch stays where it was.
         rel.retire_all(&batch(&[(1, 2)]));
         rel.insert_all(&batch(&[(1, 2), (1, 5)]), 4);
-        let before = sorted_probe(rel.probe_before_latest(0, ones));
+        let before = sorted_probe(probe_before_latest(&rel, 1));
         assert!(before.contains(&(1, 4)) && !before.contains(&(1, 5)));
-        assert!(rel.probe(0, ones).contains(&(1, 5)));
+        assert!(probe(&rel, 1).contains(&(1, 5)));
     }
 
     #[test]
@@ -900,7 +1171,7 @@ mod tests {
 
     #[test]
     fn retired_facts_stay_in_indexes_until_settled_and_revive_in_place() {
-        let mut rel: Relation<(u32, u32)> = Relation::with_indexes(&[by_first]);
+        let mut rel = pairs();
         for i in 0..16 {
             rel.insert((1, i), 1);
         }
@@ -908,11 +1179,11 @@ mod tests {
         rel.retire_all(&gone);
         assert_eq!((rel.len(), rel.retired()), (14, 2));
         assert!(!rel.contains(&(1, 0)) && !rel.live(&(1, 0)) && rel.live(&(1, 2)));
-        assert_eq!(rel.probe(0, key_hash(&(&1u32,))).len(), 16, "still indexed");
+        assert_eq!(probe(&rel, 1).len(), 16, "still indexed");
         // Reinserted, a retired fact is revived with its new stamp, not indexed twice.
         assert!(rel.insert((1, 0), 5));
         assert_eq!((rel.stamp(&(1, 0)), rel.retired()), (Some(5), 1));
-        assert_eq!(rel.probe(0, key_hash(&(&1u32,))).len(), 16);
+        assert_eq!(probe(&rel, 1).len(), 16);
         rel.settle();
         assert_eq!(
             rel.retired(),
@@ -922,12 +1193,12 @@ mod tests {
         rel.retire_all(&[(1, 2), (1, 3)].into_iter().collect());
         rel.settle();
         assert_eq!(rel.retired(), 0);
-        assert_eq!(rel.probe(0, key_hash(&(&1u32,))).len(), 13);
+        assert_eq!(probe(&rel, 1).len(), 13);
     }
 
     #[test]
     fn a_risen_fact_names_the_heads_that_counted_on_it_until_forgotten() {
-        let mut rel: Relation<(u32, u32)> = Relation::with_indexes(&[by_first]);
+        let mut rel = pairs();
         rel.insert((1, 2), 3);
         // About to go: every head younger than it may have counted on it.
         assert_eq!(rel.counted_on(&(1, 2)), Some((3, Stamp::MAX)));
