@@ -250,35 +250,10 @@ impl<'a> Context<'a> {
         let method = format_ident!("{}", method);
         let is_key = key.iter().enumerate().map(|(i, &column)| {
             let i = Index::from(i);
-            let value = self.key_compared(rule, atom, step, column);
+            let value = self.key_column(rule, atom, step, column, KeyForm::Compared);
             quote!(key.#i == #value)
         });
         quote!(self.#name.#method(#path, #hash, |key| true #(&& #is_key)*))
-    }
-
-    /// What a key column of `step` is compared with: the bound variable's value or the
-    /// constant.
-    fn key_compared(
-        &self,
-        rule: &ir::Rule,
-        atom: &ir::Atom,
-        step: &Step,
-        column: usize,
-    ) -> TokenStream {
-        match step.columns[column] {
-            ColumnUse::Check(v) => {
-                let var = var_ident(&rule.vars[v]);
-                quote!(*#var)
-            }
-            ColumnUse::Const => {
-                let ir::Term::Const(c) = &atom.terms[column] else {
-                    unreachable!()
-                };
-                let value = &c.expr;
-                quote!(#value)
-            }
-            ColumnUse::Bind(_) | ColumnUse::Ignore => unreachable!("key columns are known"),
-        }
     }
 
     /// The fact of a compact index's row `stored` for `step`'s probe: its key columns from
@@ -289,7 +264,7 @@ impl<'a> Context<'a> {
         };
         let atom = &rule.body[step.atom];
         self.fact_of_row(atom.relation, *index, stored, |_, column| {
-            self.key_owned(rule, atom, step, column)
+            self.key_column(rule, atom, step, column, KeyForm::Owned)
         })
     }
 
@@ -317,35 +292,6 @@ impl<'a> Context<'a> {
                 }
             });
         quote!(#ty(#(#values),*))
-    }
-
-    /// A key column's value, owned (for a compact relation's plain values, a copy).
-    fn key_owned(
-        &self,
-        rule: &ir::Rule,
-        atom: &ir::Atom,
-        step: &Step,
-        column: usize,
-    ) -> TokenStream {
-        match step.columns[column] {
-            ColumnUse::Check(v) => {
-                let var = var_ident(&rule.vars[v]);
-                quote!(::std::clone::Clone::clone(#var))
-            }
-            ColumnUse::Const => {
-                let ir::Term::Const(c) = &atom.terms[column] else {
-                    unreachable!()
-                };
-                let value = &c.expr;
-                let column = &self.relation(atom.relation).columns[column];
-                let ty = &column.ty;
-                match column.class {
-                    TypeClass::Str { owned: true } => quote!(::std::string::String::from(#value)),
-                    _ => quote!({ let value: #ty = #value; value }),
-                }
-            }
-            ColumnUse::Bind(_) | ColumnUse::Ignore => unreachable!("key columns are known"),
-        }
     }
 
     /// Whether `step` probes a compact index (its rows are rebuilt into facts).
@@ -1012,7 +958,9 @@ impl<'a> Context<'a> {
                 let atom = &rule.body[first.atom];
                 let head_match_key = self.head_match(rule, &quote!(::core::option::Option::None));
                 let key_hash = self.key_hash(rule, first);
-                let key_values = key.iter().map(|&c| self.key_owned(rule, atom, first, c));
+                let key_values = key
+                    .iter()
+                    .map(|&c| self.key_column(rule, atom, first, c, KeyForm::Owned));
                 let key_tys = key
                     .iter()
                     .map(|&c| &self.relation(atom.relation).columns[c].ty);
@@ -1785,7 +1733,9 @@ impl<'a> Context<'a> {
             unreachable!("a probe step has a key")
         };
         let atom = &rule.body[step.atom];
-        let key_values = key.iter().map(|&k| self.key_value(rule, atom, step, k));
+        let key_values = key
+            .iter()
+            .map(|&k| self.key_column(rule, atom, step, k, KeyForm::Hashed));
         let rt = &self.rt;
         quote!(#rt::key_hash(&(#(#key_values,)*)))
     }
@@ -1802,19 +1752,23 @@ impl<'a> Context<'a> {
         }
     }
 
-    /// A key column's value as a reference with the column's own type (so it hashes as the
-    /// index's stored facts do).
-    fn key_value(
+    /// A key column's known value (a bound variable or a constant) in `form`.
+    fn key_column(
         &self,
         rule: &ir::Rule,
         atom: &ir::Atom,
         step: &Step,
         column: usize,
+        form: KeyForm,
     ) -> TokenStream {
         match step.columns[column] {
             ColumnUse::Check(v) => {
                 let var = var_ident(&rule.vars[v]);
-                quote!(#var)
+                match form {
+                    KeyForm::Hashed => quote!(#var),
+                    KeyForm::Compared => quote!(*#var),
+                    KeyForm::Owned => quote!(::std::clone::Clone::clone(#var)),
+                }
             }
             ColumnUse::Const => {
                 let ir::Term::Const(c) = &atom.terms[column] else {
@@ -1823,10 +1777,14 @@ impl<'a> Context<'a> {
                 let column = &self.relation(atom.relation).columns[column];
                 let value = &c.expr;
                 let ty = &column.ty;
-                match column.class {
+                let owned_str = column.class == (TypeClass::Str { owned: true });
+                match form {
                     // `String` hashes as `str`: probe with the borrowed literal.
-                    TypeClass::Str { owned: true } => quote!(&#value),
-                    _ => quote!(&{ let value: #ty = #value; value }),
+                    KeyForm::Hashed if owned_str => quote!(&#value),
+                    KeyForm::Hashed => quote!(&{ let value: #ty = #value; value }),
+                    KeyForm::Compared => quote!(#value),
+                    KeyForm::Owned if owned_str => quote!(::std::string::String::from(#value)),
+                    KeyForm::Owned => quote!({ let value: #ty = #value; value }),
                 }
             }
             ColumnUse::Bind(_) | ColumnUse::Ignore => unreachable!("key columns are known"),
@@ -2125,6 +2083,17 @@ impl HeadEmit {
             #rt::program::emit_held_all(&self.#head_relation, &mut #pending, |(#(#floor_rows,)*)| #floor, &mut out.#head_relation, stamped, #fact_enum::#head_relation);
         }
     }
+}
+
+/// How [`Context::key_column`] writes a key column's known value.
+#[derive(Clone, Copy)]
+enum KeyForm {
+    /// A reference with the column's own type, hashed as the index's keys are.
+    Hashed,
+    /// A value to compare a stored key's column with.
+    Compared,
+    /// An owned value, for a key or a fact.
+    Owned,
 }
 
 /// What a join demands of each body fact it matches.
