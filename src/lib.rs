@@ -199,20 +199,20 @@
 //! shared, noisy 2-core machine: read the ratios, not the times): alternative proofs win
 //! wherever facts have several derivations. Deleting one edge of a linear closure over a
 //! 3,000-node random graph with a giant component, DRed over-deletes 5.77 million facts to
-//! withdraw 4,845 (7.1 s); alternative proofs check 25,208 facts, raise 16,842 and withdraw
-//! 5,800 (13.3 ms with [`Strategy::Auto`]: 66× faster than the fastest peer's recompute of
-//! what the deletion leaves, 18× faster than differential-dataflow's update). In non-linear
+//! withdraw 4,845 (5.2 s); alternative proofs check 25,208 facts, raise 16,842 and withdraw
+//! 5,800 (18.7 ms with [`Strategy::Auto`]: 41× faster than the fastest peer's recompute of
+//! what the deletion leaves, 17× faster than differential-dataflow's update). In non-linear
 //! closure over a chain with shortcuts, one edge costs DRed 136,896 over-deleted facts
-//! (1.0 s) and alternative proofs 33,938 checks (123 ms: 13.5× faster than the fastest
-//! recompute, 4.4× faster than differential-dataflow; 97 ms in the same run's guard pairs,
+//! (0.8 s) and alternative proofs 33,938 checks (77 ms: 19× faster than the fastest
+//! recompute, 8× faster than differential-dataflow; 108 ms in the same run's guard pairs,
 //! the spread of a noisy machine); in linear closure over the same kind of chain, 841
-//! checks (0.8 ms: 329× and 10.5×). In Andersen's analysis one deletion costs DRed 322,586
-//! over-deleted facts (1.6 s) and alternative proofs 235 checks (0.1 ms). Where nearly
+//! checks (0.4 ms: 533× and 27×). In Andersen's analysis one deletion costs DRed 322,586
+//! over-deleted facts (2.1 s) and alternative proofs 235 checks (0.1 ms). Where nearly
 //! everything over-deleted is really gone (same-generation on a tree) they check about as
-//! many facts as DRed over-deletes and are still faster (5.1 against 20 ms for one edge,
-//! 24 against 65 ms for ten). On a cycle with chords, where one edge takes 22,747 facts
-//! and lengthens the shortest derivation of many more, they are 27× faster than DRed and
-//! 2.5× faster than the fastest peer's recompute (40 ms in that run; 25-31 ms, fastest of
+//! many facts as DRed over-deletes and are still faster (5.9 against 7.7 ms for one edge,
+//! 19 against 29 ms for ten). On a cycle with chords, where one edge takes 22,747 facts
+//! and lengthens the shortest derivation of many more, they are 16× faster than DRed and
+//! 2.6× faster than the fastest peer's recompute (30 ms in that run; 25-31 ms, fastest of
 //! ten, in runs outside the suite), yet cost more than the eighth of a recompute that [`Strategy::Auto`]'s guard
 //! allows, so it gives up on them. Neither incremental strategy suits batches that delete
 //! a large share of the input or reach most of the closure: there a recompute wins, which
@@ -222,7 +222,7 @@
 //! memory of one materialization. After the suite's 1-fact updates (recomputes included)
 //! the resident set stays within 1.25× of the from-scratch peak (`BENCHMARKS.md`, "Memory
 //! while updating"), and what the relations keep allocated within 1.03×. Some of the
-//! rest can be glibc's heap (the cycle: 1.22×, 1.17× with
+//! rest can be glibc's heap (Andersen: 1.21×, 1.14× with
 //! `MALLOC_MMAP_THRESHOLD_=131072`): glibc raises its mmap threshold when a large block is
 //! freed, so tables allocated after a recompute grow in its heap, which keeps the smaller
 //! tables they outgrow. Fixing the threshold or choosing another global allocator avoids it.
