@@ -683,7 +683,7 @@ impl<'a> Context<'a> {
                                             || heads.get(at + 1).is_some_and(|&(next, ..)| next == hash));
                                     let first = match key {
                                         ::core::option::Option::Some(key) if shared => ::core::option::Option::Some(
-                                            bucket.get(&self.#bucket_relation, #path, #index, hash, |held| held == key, #row),
+                                            bucket.get(&self.#bucket_relation, #path, hash, |held| held == key, #row),
                                         ),
                                         _ => ::core::option::Option::None,
                                     };

@@ -198,12 +198,13 @@ impl<'s, K: PartialEq, V> Iterator for KeyRuns<'s, K, V> {
 /// edges.insert((1, 3), 5);
 /// edges.insert((1, 2), 2);
 /// let mut bucket = StampedBucket::default();
-/// let rows = bucket.get(&edges, |ix| &ix.0, 0, key_hash(&(&1u32,)), |key| key.0 == 1, |rest| (1, rest.0));
+/// let rows = bucket.get(&edges, |ix| &ix.0, key_hash(&(&1u32,)), |key| key.0 == 1, |rest| (1, rest.0));
 /// assert_eq!(rows, [((1, 2), 2), ((1, 3), 5)]);
 /// ```
 pub struct StampedBucket<K, Row> {
-    /// The relation (its address), index, key hash and key of the rows held.
-    source: Option<(*const (), usize, u64, K)>,
+    /// The index (its address: it names the relation too), key hash and key of the rows
+    /// held.
+    source: Option<(*const (), u64, K)>,
     rows: Vec<(Row, Stamp)>,
 }
 
@@ -217,15 +218,13 @@ impl<K, Row> Default for StampedBucket<K, Row> {
 }
 
 impl<K: Tuple, Row> StampedBucket<K, Row> {
-    /// The held facts of the bucket of `relation`'s index `index` (numbered `index_id`)
-    /// whose key hashes to `hash` and passes `is_key`, each made by `row` from its stored
-    /// columns, with their stamps, youngest last. Valid while `relation` does not change.
-    #[allow(clippy::too_many_arguments)]
+    /// The held facts of the bucket of `relation`'s index `index` whose key hashes to
+    /// `hash` and passes `is_key`, each made by `row` from its stored columns, with their
+    /// stamps, youngest last. Valid while `relation` does not change.
     pub fn get<'a, T: Tuple, I, L: IndexLayout<T, Key = K>>(
         &mut self,
         relation: &'a Relation<T, I>,
         index: impl FnOnce(&'a I) -> &'a Index<T, L>,
-        index_id: usize,
         hash: u64,
         mut is_key: impl FnMut(&K) -> bool,
         row: impl Fn(&'a L::Row) -> Row,
@@ -233,18 +232,17 @@ impl<K: Tuple, Row> StampedBucket<K, Row> {
     where
         Row: std::borrow::Borrow<T>,
     {
-        let at = relation as *const Relation<T, I> as *const ();
+        let index = index(&relation.indexes);
+        let at = index as *const Index<T, L> as *const ();
         let held = self
             .source
             .as_ref()
-            .is_some_and(|(held, held_index, held_hash, key)| {
-                *held == at && *held_index == index_id && *held_hash == hash && is_key(key)
-            });
+            .is_some_and(|(held, held_hash, key)| *held == at && *held_hash == hash && is_key(key));
         if !held {
             self.source = None;
             self.rows.clear();
-            if let Some(keyed) = relation.keyed(index, hash, is_key) {
-                self.source = Some((at, index_id, hash, keyed.key.clone()));
+            if let Some(keyed) = relation.keyed(|_| index, hash, is_key) {
+                self.source = Some((at, hash, keyed.key.clone()));
                 self.rows
                     .extend(keyed.bucket.rows.iter().filter_map(|rest| {
                         let fact = row(rest);
