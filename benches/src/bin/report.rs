@@ -78,6 +78,108 @@ fn machine_note() -> String {
     format!("{cpu}, {cores} cores, {memory}; a shared machine, so ratios (measured in one run) mean more than absolute times")
 }
 
+/// The targets of the benchmark issues (#6: benchmarks and the fast exact-DRed path; #7:
+/// no update slower than a recompute), in the issues' order.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Target {
+    Scratch,
+    PeakMemory,
+    OneFact,
+    SmallBatches,
+    MemoryWhileUpdating,
+    OneEdgeStronglyConnected,
+    ThousandFacts,
+    Guard,
+}
+
+impl Target {
+    fn statement(self) -> &'static str {
+        match self {
+            Target::Scratch => "#6 from scratch ≤ 1.0× the fastest peer",
+            Target::PeakMemory => "#6 peak memory ≤ the smallest peer's + 25%",
+            Target::OneFact => {
+                "#6 chains, Andersen, same-generation: a 1-fact update ≥ 50× the fastest \
+                 recompute and ≥ 10× differential"
+            }
+            Target::SmallBatches => {
+                "#6 chains, Andersen, same-generation: 10- and 100-fact batches faster than \
+                 the fastest recompute and differential"
+            }
+            Target::MemoryWhileUpdating => "#6 memory while updating ≤ 1.25× the from-scratch peak",
+            Target::OneEdgeStronglyConnected => {
+                "#7 random graphs and the cycle: a 1-edge deletion ≥ 50× the fastest recompute \
+                 and ≥ 10× differential"
+            }
+            Target::ThousandFacts => {
+                "#7 1000-fact batches ≤ 1.2× dred's recompute (median of pairs)"
+            }
+            Target::Guard => {
+                "#7 with the guard, the smaller batches too ≤ 1.2× dred's recompute (median of \
+                 pairs)"
+            }
+        }
+    }
+
+    /// The update target of a deletion of `k` facts from `workload`, with the factors by
+    /// which Auto must beat the fastest peer's recompute and differential-dataflow.
+    fn of_deletion(workload: &str, k: usize) -> Option<(Target, f64, f64)> {
+        // DAGs with many derivations per fact, points-to analysis and same-generation (#6);
+        // graphs with one giant strongly connected component (#7).
+        let dag_like = workload.contains("/chain")
+            || workload.starts_with("andersen")
+            || workload.starts_with("same-generation");
+        let strongly_connected = workload.contains("/random") || workload.contains("/cycle");
+        match k {
+            1 if dag_like => Some((Target::OneFact, 50.0, 10.0)),
+            1 if strongly_connected => Some((Target::OneEdgeStronglyConnected, 50.0, 10.0)),
+            10 | 100 if dag_like => Some((Target::SmallBatches, 1.0, 1.0)),
+            _ => None,
+        }
+    }
+}
+
+/// One measured row against one target.
+struct Verdict {
+    target: Target,
+    workload: String,
+    /// What this run measured, with the figures it compares.
+    measured: String,
+    /// `None` where a figure is missing from this run.
+    met: Option<bool>,
+}
+
+/// The section that reads every target off this run's tables: ✓ met, ✗ not, – a figure
+/// missing (a row the run's settings skipped).
+fn targets_section(verdicts: &[Verdict]) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "## Against the targets\n");
+    let _ = writeln!(
+        out,
+        "Each target of the benchmark issues, read off the tables below (`auto` is \
+         `Strategy::Auto`'s median; a recompute is the fastest peer's unless the target says \
+         dred's own): {} of {} rows met.\n",
+        verdicts.iter().filter(|v| v.met == Some(true)).count(),
+        verdicts.len()
+    );
+    let _ = writeln!(out, "| target | workload | measured | met |");
+    let _ = writeln!(out, "|---|---|---|:-:|");
+    for verdict in verdicts {
+        let met = match verdict.met {
+            Some(true) => "✓",
+            Some(false) => "✗",
+            None => "–",
+        };
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {met} |",
+            verdict.target.statement(),
+            verdict.workload,
+            verdict.measured
+        );
+    }
+    out
+}
+
 fn main() {
     if std::env::args().nth(1).as_deref() == Some("--count-workloads") {
         println!("{}", workloads().len());
@@ -168,6 +270,8 @@ fn main() {
         setting("DRED_GUARD_PAIRS", "9")
     );
     let peers = ["ascent", "crepe", "datafrog"];
+    let targets_at = out.len();
+    let mut verdicts: Vec<Verdict> = Vec::new();
 
     let _ = writeln!(out, "## From scratch\n");
     let baselines: Vec<u64> = (0..workloads().len())
@@ -214,15 +318,47 @@ fn main() {
             .map_or_else(|| "?".into(), |f| f.to_string());
         let cell = |t: Option<f64>| t.map_or_else(|| "–".into(), seconds);
         let ratio = dred.map_or_else(|| "–".into(), |d| format!("{:.2}×", d / fastest));
-        let peaks: Vec<String> = ["dred", "ascent", "crepe", "datafrog", "differential"]
+        let peak_kib = |engine: &str| {
+            memory
+                .get(&(engine.to_string(), index))
+                .and_then(|v| v.first().copied())
+        };
+        let engines = ["dred", "ascent", "crepe", "datafrog", "differential"];
+        let peaks: Vec<String> = engines
             .iter()
-            .map(|e| {
-                memory
-                    .get(&(e.to_string(), index))
-                    .and_then(|v| v.first().copied())
-                    .map_or_else(|| "–".into(), mib)
-            })
+            .map(|e| peak_kib(e).map_or_else(|| "–".into(), mib))
             .collect();
+        verdicts.push(Verdict {
+            target: Target::Scratch,
+            workload: workload.name.clone(),
+            measured: dred.map_or_else(
+                || "–".into(),
+                |d| {
+                    format!(
+                        "{} against {} ({:.2}×)",
+                        seconds(d),
+                        seconds(fastest),
+                        d / fastest
+                    )
+                },
+            ),
+            met: dred.filter(|_| fastest.is_finite()).map(|d| d <= fastest),
+        });
+        let smallest_peer = engines[1..].iter().filter_map(|e| peak_kib(e)).min();
+        let peak_ratio = peak_kib("dred")
+            .zip(smallest_peer)
+            .map(|(dred, peer)| dred as f64 / peer as f64);
+        verdicts.push(Verdict {
+            target: Target::PeakMemory,
+            workload: workload.name.clone(),
+            measured: match (peak_kib("dred"), smallest_peer, peak_ratio) {
+                (Some(dred), Some(peer), Some(r)) => {
+                    format!("{} against {} MiB ({r:.2}×)", mib(dred), mib(peer))
+                }
+                _ => "–".into(),
+            },
+            met: peak_ratio.map(|r| r <= 1.25),
+        });
         let _ = writeln!(
             out,
             "| {} | {derived} | {} | {} | {} | {} | {} | {ratio} | {} |",
@@ -336,6 +472,34 @@ fn main() {
                 Strategy::Recompute => "recompute",
                 _ => "alt",
             };
+            if let Some((target, recompute_factor, dd_factor)) =
+                Target::of_deletion(&workload.name, k)
+            {
+                let (measured, met) = match (auto_time, fastest, dd) {
+                    (Some(auto), Some(recompute), Some(dd)) => (
+                        format!(
+                            "k = {k}: auto {} ({chose}); recompute {} ({:.1}×), differential {} ({:.1}×)",
+                            seconds(auto),
+                            seconds(recompute),
+                            recompute / auto,
+                            seconds(dd),
+                            dd / auto
+                        ),
+                        Some(if target == Target::SmallBatches {
+                            recompute / auto > recompute_factor && dd / auto > dd_factor
+                        } else {
+                            recompute / auto >= recompute_factor && dd / auto >= dd_factor
+                        }),
+                    ),
+                    _ => ("–".into(), None),
+                };
+                verdicts.push(Verdict {
+                    target,
+                    workload: workload.name.clone(),
+                    measured,
+                    met,
+                });
+            }
             let _ = writeln!(
                 out,
                 "| {} | {k} | {} | {derived_change} | {} | {dred_counts} | {} | {alt_counts} | {} ({chose}) | {} | {} | {} | {} | {} |",
@@ -361,7 +525,7 @@ fn main() {
             );
         }
     }
-    guard_section(&mut out);
+    guard_section(&mut out, &mut verdicts);
     let _ = writeln!(out, "\n## Re-insertions and mixed batches\n");
     let _ = writeln!(
         out,
@@ -411,6 +575,17 @@ fn main() {
             ),
             _ => ("–".into(), "–".into()),
         };
+        verdicts.push(Verdict {
+            target: Target::MemoryWhileUpdating,
+            workload: workload.name.clone(),
+            measured: format!(
+                "{} → {} MiB ({})",
+                mib(*scratch),
+                mib(*soak),
+                ratio(*scratch, *soak)
+            ),
+            met: Some(*soak as f64 <= 1.25 * *scratch as f64),
+        });
         let _ = writeln!(
             out,
             "| {} | {} | {} | {} | {fixed} | {tables_scratch} | {tables_soak} |",
@@ -421,11 +596,13 @@ fn main() {
         );
     }
     query_section(&mut out, &median, &memory);
+    verdicts.sort_by_key(|v| v.target);
+    out.insert_str(targets_at, &targets_section(&verdicts));
     print!("{out}");
 }
 
 /// The recompute guard's bound from `target/dred-bench/guard.jsonl` (`src/bin/guard.rs`).
-fn guard_section(out: &mut String) {
+fn guard_section(out: &mut String, verdicts: &mut Vec<Verdict>) {
     let Ok(text) = std::fs::read_to_string("target/dred-bench/guard.jsonl") else {
         return;
     };
@@ -457,6 +634,26 @@ fn guard_section(out: &mut String) {
                 .as_f64()
                 .map_or_else(|| "–".into(), |r| format!("{r:.2}×"))
         };
+        let k = row["k"].as_u64();
+        verdicts.push(Verdict {
+            target: if k == Some(1000) {
+                Target::ThousandFacts
+            } else {
+                Target::Guard
+            },
+            workload: format!(
+                "{} k = {}",
+                row["workload"].as_str().unwrap_or_default(),
+                row["k"]
+            ),
+            measured: format!(
+                "{} against {} ({})",
+                time("auto_s"),
+                time("recompute_s"),
+                ratio("ratio")
+            ),
+            met: row["ratio"].as_f64().map(|r| r <= 1.2),
+        });
         let _ = writeln!(
             out,
             "| {} | {} | {} of {pairs} | {} | {} | {} | {} |",
