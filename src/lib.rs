@@ -130,7 +130,10 @@
 //!   before the delta's walk only facts older than the delta, the prefix of each index
 //!   bucket that came before it, so an instance with two new facts is found once; a
 //!   probe whose key an outer step or the head binds is made once there, not once per row
-//!   of the loops in between) and one for head-bound rederivation.
+//!   of the loops in between; once the head's relation outgrows the cache, 8 MiB of
+//!   facts, the heads a join finds are tested 32 at a time, all looked up before any is
+//!   added, so that the lookups' cache misses overlap: linear closure on the random graph
+//!   from scratch, 5.8 M facts, about a fifth faster) and one for head-bound rederivation.
 //!
 //! ## Updates, exactly as the seed defines them
 //!

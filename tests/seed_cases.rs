@@ -4,6 +4,7 @@
 mod common;
 
 use common::*;
+use dred::runtime::program::{set_admit_batches_from, ADMIT_BATCHES_FROM_BYTES};
 use dred::runtime::{Batch, FactSets, Program};
 
 dred::datalog! {
@@ -91,12 +92,22 @@ fn expected_without_counts(case: &Case) -> String {
         .collect()
 }
 
+/// Runs the case twice: with heads tested one by one, as joins test them on relations as
+/// small as these, and in batches, as on relations too large for the cache; the rounds
+/// must be the seed's either way.
 fn check_case<P: Program>(name: &str) {
     let case = load_case(name);
-    let actual = run_case::<P>(&case);
     let expected = expected_without_counts(&case);
-    if actual != expected {
-        panic!("case {name}: trace differs\n--- expected\n{expected}--- actual\n{actual}");
+    for batches_from in [ADMIT_BATCHES_FROM_BYTES, 0] {
+        let previous = set_admit_batches_from(batches_from);
+        let actual = run_case::<P>(&case);
+        set_admit_batches_from(previous);
+        if actual != expected {
+            panic!(
+                "case {name} (heads in batches from {batches_from} bytes): trace differs\n\
+                 --- expected\n{expected}--- actual\n{actual}"
+            );
+        }
     }
 }
 

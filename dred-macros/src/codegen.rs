@@ -2005,8 +2005,8 @@ impl Context<'_> {
 /// What a fire join does with each head it finds: under `Admit::Held`, a loss of support's
 /// heads wait in a batch of `HELD_BATCH` (see `emit_held_all`), each with the rows its floor
 /// reads (the largest stamp the instance's other derived facts had before this round's
-/// raises), unless a floor reads a fact that cannot wait; under the other `Admit`s, each is
-/// tested and added at once.
+/// raises), unless a floor reads a fact that cannot wait; under the other `Admit`s, they
+/// wait in a batch of `ADMIT_BATCH` (see `admit_all`).
 struct HeadEmit {
     rt: TokenStream,
     /// The head's construction from the join's variables.
@@ -2022,7 +2022,12 @@ struct HeadEmit {
 }
 
 impl HeadEmit {
-    /// The join's innermost code, with its batch of heads in `pending`.
+    /// The batch of heads under the `Admit`s other than `Held`, beside `pending`.
+    fn admitting(pending: &Ident) -> Ident {
+        format_ident!("{}_admitting", pending)
+    }
+
+    /// The join's innermost code, with its batches of heads in `pending` and beside it.
     fn emit(&self, pending: &Ident) -> TokenStream {
         let HeadEmit {
             rt,
@@ -2044,27 +2049,56 @@ impl HeadEmit {
         } else {
             quote!(#rt::program::emit_held(&self.#head_relation, head, cause, || #floor, &mut out.#head_relation, stamped, #fact_enum::#head_relation);)
         };
+        let admitting = Self::admitting(pending);
         quote! {
             let head = #head;
             if admit.has_causes() {
                 #held
+            } else if admit_in_batches {
+                #admitting.push(head);
+                if #admitting.len() == #rt::program::ADMIT_BATCH {
+                    #rt::program::admit_all(&admit, &self.#head_relation, &mut #admitting, &mut out.#head_relation);
+                }
             } else if admit.admits(&self.#head_relation, &head, cause, || 0) {
                 out.#head_relation.insert(head);
             }
         }
     }
 
-    /// `join`, with the batch `pending` made before it and flushed after it.
+    /// `join`, with its batches of heads made before it and flushed after it; twice, one
+    /// copy testing heads in batches and one testing them one by one (see
+    /// `admits_in_batches`), each a constant in its copy.
     fn around(&self, pending: &Ident, join: TokenStream) -> TokenStream {
-        if !self.batched {
-            return join;
-        }
-        let flush = self.flush(pending);
+        let HeadEmit {
+            rt, head_relation, ..
+        } = self;
+        let admitting = Self::admitting(pending);
+        let (make_held, flush_held) = if self.batched {
+            let flush = self.flush(pending);
+            (
+                quote!(let mut #pending = ::std::vec::Vec::new();),
+                quote! {
+                    if !#pending.is_empty() {
+                        #flush
+                    }
+                },
+            )
+        } else {
+            (quote!(), quote!())
+        };
         quote! {
-            let mut #pending = ::std::vec::Vec::new();
-            #join
-            if !#pending.is_empty() {
-                #flush
+            #make_held
+            let mut #admitting = ::std::vec::Vec::new();
+            if #rt::program::admits_in_batches(&self.#head_relation) {
+                let admit_in_batches = true;
+                #join
+            } else {
+                let admit_in_batches = false;
+                #join
+            }
+            #flush_held
+            if !#admitting.is_empty() {
+                #rt::program::admit_all(&admit, &self.#head_relation, &mut #admitting, &mut out.#head_relation);
             }
         }
     }
