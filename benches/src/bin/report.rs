@@ -177,6 +177,7 @@ fn targets_section(verdicts: &[Verdict]) -> String {
             verdict.measured
         );
     }
+    out.push('\n');
     out
 }
 
