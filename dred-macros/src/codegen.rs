@@ -2050,6 +2050,7 @@ impl HeadEmit {
             quote!(#rt::program::emit_held(&self.#head_relation, head, cause, || #floor, &mut out.#head_relation, stamped, #fact_enum::#head_relation);)
         };
         let admitting = Self::admitting(pending);
+        let flush_admitting = self.flush_admitting(&admitting);
         quote! {
             let head = #head;
             if admit.has_causes() {
@@ -2057,7 +2058,7 @@ impl HeadEmit {
             } else if admit_in_batches {
                 #admitting.push(head);
                 if #admitting.len() == #rt::program::ADMIT_BATCH {
-                    #rt::program::admit_all(&admit, &self.#head_relation, &mut #admitting, &mut out.#head_relation);
+                    #flush_admitting
                 }
             } else if admit.admits(&self.#head_relation, &head, cause, || 0) {
                 out.#head_relation.insert(head);
@@ -2073,6 +2074,7 @@ impl HeadEmit {
             rt, head_relation, ..
         } = self;
         let admitting = Self::admitting(pending);
+        let flush_admitting = self.flush_admitting(&admitting);
         let (make_held, flush_held) = if self.batched {
             let flush = self.flush(pending);
             (
@@ -2098,9 +2100,17 @@ impl HeadEmit {
             }
             #flush_held
             if !#admitting.is_empty() {
-                #rt::program::admit_all(&admit, &self.#head_relation, &mut #admitting, &mut out.#head_relation);
+                #flush_admitting
             }
         }
+    }
+
+    /// The call that tests the heads of the batch `admitting` and adds those admitted.
+    fn flush_admitting(&self, admitting: &Ident) -> TokenStream {
+        let HeadEmit {
+            rt, head_relation, ..
+        } = self;
+        quote!(#rt::program::admit_all(&admit, &self.#head_relation, &mut #admitting, &mut out.#head_relation);)
     }
 
     /// The call that tests the heads in `pending` and adds those admitted.
