@@ -201,6 +201,52 @@ fn a_counts_only_materialization_keeps_the_model_and_drops_the_rounds_facts() {
 }
 
 #[test]
+fn a_counts_only_alternative_proof_update_counts_the_rounds_a_traced_one_lists() {
+    use closure::*;
+    // Cutting a binary tree's edge to the root's first child: the paths from the root
+    // into that subtree lose support level by level, each round outgrowing all the
+    // earlier ones together.
+    let edges =
+        || Batch::new().insert_all((0..63).flat_map(|i| [E(i, 2 * i + 1), E(i, 2 * i + 2)]));
+    let (mut traced, _) = Closure::materialize(edges());
+    let (mut counted, _) = Closure::materialize_with(edges(), Trace::Counts);
+    let cut = || Batch::new().delete(E(0, 1));
+    let rounds = traced.update_using(cut(), Strategy::AltProof, Trace::Rounds);
+    let counts = counted.update_using(cut(), Strategy::AltProof, Trace::Counts);
+    let lens = |phase: &dred::runtime::Phase<ClosureFacts>| -> Vec<usize> {
+        phase.rounds.iter().map(|round| round.len).collect()
+    };
+    let unsupported = lens(&rounds.overdelete);
+    assert!(
+        unsupported
+            .iter()
+            .enumerate()
+            .any(|(at, &len)| at > 1 && len > unsupported[..at].iter().sum()),
+        "{unsupported:?}"
+    );
+    assert_eq!(lens(&counts.overdelete), unsupported);
+    let phases = |report: &dred::UpdateReport<ClosureFacts>| {
+        [&report.checked, &report.restamped, &report.rederive].map(|phase| phase.as_ref().map(lens))
+    };
+    assert_eq!(phases(&counts), phases(&rounds));
+    assert_eq!(
+        counts.overdeleted_derived.len,
+        rounds.overdeleted_derived.len
+    );
+    assert!(counts
+        .overdelete
+        .rounds
+        .iter()
+        .all(|round| round.facts.is_none()));
+    assert_eq!(
+        ground(&counted.facts()),
+        ground(&traced.facts()),
+        "the same model either way"
+    );
+    assert!(counted.verify().is_ok());
+}
+
+#[test]
 fn recompute_rebuilds_and_says_so() {
     let mut graph = seed_graph();
     let report = graph.update_using(

@@ -441,6 +441,9 @@ impl<'a> Context<'a> {
                 fn subtract(&mut self, other: &Self) {
                     #(#rt::program::subtract_sets(&mut self.#names, &other.#names);)*
                 }
+                fn clear(&mut self) {
+                    #(self.#names.clear();)*
+                }
                 fn reserve_half_of(&mut self, other: &Self) {
                     #(self.#names.reserve(other.#names.len() / 2);)*
                 }

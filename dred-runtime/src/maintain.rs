@@ -523,8 +523,12 @@ fn unsupport_phase<P: Program>(
     // round fires from.
     let mut rising: Vec<(Fact<P>, Stamp)> = Vec::new();
     let mut rose = P::Facts::default();
+    let mut rose_now = P::Facts::default();
     let mut highest: Stamp = 0;
-    // The candidates of a round with their stamps, as the joins that found them read them.
+    // The candidates of a round, and with their stamps as the joins that found them read
+    // them. Rounds reuse the sets' room: they grow and shrink together, and a set grown
+    // anew each round rehashed its facts once more on average.
+    let mut candidates = P::Facts::default();
     let mut candidate_stamps = Vec::new();
     checked.record(P::Facts::default(), trace, None);
     restamped.record(P::Facts::default(), trace, None);
@@ -536,8 +540,9 @@ fn unsupport_phase<P: Program>(
             highest = highest.max(stamp);
             program.restamp(&fact, stamp);
         }
-        let rose_now = std::mem::take(&mut rose);
-        let mut candidates = P::Facts::default();
+        std::mem::swap(&mut rose, &mut rose_now);
+        rose.clear();
+        candidates.clear();
         candidate_stamps.clear();
         program.fire(
             &losing,
@@ -572,6 +577,13 @@ fn unsupport_phase<P: Program>(
             _ => None,
         };
         program.retire_facts(&losing);
+        let losing_count = losing.len();
+        // Untraced, a round is only counted, so the smaller of the two sets joins the
+        // larger: same-generation's rounds grow fourfold, and its last was copied into
+        // `gone` fact by fact.
+        if trace == Trace::Counts && gone.len() < losing_count {
+            std::mem::swap(&mut gone, &mut losing);
+        }
         gone.union_with(&losing);
         let (mut next, levels) = program.check_support(&candidate_stamps, work);
         if work.is_exhausted() {
@@ -591,11 +603,14 @@ fn unsupport_phase<P: Program>(
             kept.retain(|w| next.contains_fact(&w.fact));
             kept
         });
-        unsupported.record(losing, trace, losing_witnesses);
+        match trace {
+            Trace::Counts => unsupported.record_count(losing_count),
+            _ => unsupported.record(losing, trace, losing_witnesses),
+        }
         if candidates.is_empty() {
             break;
         }
-        checked.record(candidates, trace, None);
+        checked.record_copy(&candidates, trace);
         restamped.record_copy(&rose, trace);
         if work.exhausted() {
             return None;

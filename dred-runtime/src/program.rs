@@ -430,6 +430,8 @@ pub trait FactSets: Default + Clone + std::fmt::Debug {
     fn union_with(&mut self, other: &Self);
     /// Removes every fact of `other`.
     fn subtract(&mut self, other: &Self);
+    /// Removes every fact, keeping the sets' room for the next round's facts.
+    fn clear(&mut self);
     /// Makes room, relation by relation, for half as many more facts as `other` holds.
     fn reserve_half_of(&mut self, other: &Self);
     /// The facts of derived (non-input) relations only.

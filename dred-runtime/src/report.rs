@@ -83,6 +83,15 @@ impl<F: FactSets> Phase<F> {
         });
     }
 
+    /// A round of `len` facts, kept as a count only (under [`Trace::Counts`]).
+    pub(crate) fn record_count(&mut self, len: usize) {
+        self.rounds.push(Round {
+            len,
+            facts: None,
+            witnesses: None,
+        });
+    }
+
     /// [`Phase::record`] of a copy of `facts`, made only if `trace` keeps facts.
     pub(crate) fn record_copy(&mut self, facts: &F, trace: Trace) {
         self.rounds.push(Round {
