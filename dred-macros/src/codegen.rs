@@ -1094,7 +1094,8 @@ impl<'a> Context<'a> {
     /// grouped by the head columns they bind; per group, one bucket of held heads and their
     /// stamps, when it is smaller than what the body-first join (`body_first`) would walk
     /// for the group's facts (its second step's rows, one head lookup each); then, per
-    /// delta fact, the heads in its stamp range, each checked against the rest of the body.
+    /// delta fact, the heads in its stamp range that no earlier fact of the group emitted,
+    /// each checked against the rest of the body.
     /// The groups whose bucket, and the facts whose heads in range, outnumber the rows the
     /// body-first join would walk for them go to `leftover`, for that join.
     fn head_first_code(
@@ -1144,9 +1145,8 @@ impl<'a> Context<'a> {
         });
         let head_bucket = self.probe(&extended, head_step, "probe");
         let head_filters = self.filters(&extended, &rule.head, head_step, &row1);
-        // A compact head index's rows are rebuilt into facts, which the heads keep.
-        // The heads in a delta fact's stamp range: their places among the heads where the
-        // heads own their facts, else copies of theirs.
+        // A compact head index's rows are rebuilt into facts, which the heads keep; other
+        // heads are references to the index's facts.
         let compact_heads = self.compact(rule.head.relation);
         let (head_row, head_rebuilt, head_fact) = if compact_heads {
             let stored = format_ident!("stored1");
@@ -1155,23 +1155,24 @@ impl<'a> Context<'a> {
         } else {
             (row1.clone(), quote!(), quote!(#row1))
         };
+        // The heads in a delta fact's stamp range, by their places among the heads; a head
+        // already emitted is in no later range of its group: another instance cannot make
+        // it more of a candidate (non-linear chain, 1 deletion: most instances the join
+        // checked were of heads some earlier delta fact of their group had emitted).
         let admitted = quote!(#rt::program::held_admits(stamp, cause, || 0));
-        let (in_range_ty, fill_in_range, in_range_row, in_range_head) = if compact_heads {
-            (
-                quote!(usize),
-                quote! {
-                    in_range.extend(heads.iter().enumerate().filter(|&(_, &(_, stamp))| #admitted).map(|(at, _)| at));
-                },
-                quote!(&at),
-                quote!(let (ref #row1, stamp) = heads[at];),
-            )
+        let fill_in_range = quote! {
+            in_range.extend(
+                heads
+                    .iter()
+                    .enumerate()
+                    .filter(|&(at, &(_, stamp))| !emitted[at] && #admitted)
+                    .map(|(at, _)| at),
+            );
+        };
+        let in_range_head = if compact_heads {
+            quote!(let (ref #row1, stamp) = heads[at];)
         } else {
-            (
-                quote!((_, #rt::Stamp)),
-                quote!(in_range.extend(heads.iter().filter(|&&(_, stamp)| #admitted));),
-                quote!(&(#row1, stamp)),
-                quote!(),
-            )
+            quote!(let (#row1, stamp) = heads[at];)
         };
         // What the body-first join walks per delta fact: its second step's rows.
         let body_rows = match body_first.steps.get(1) {
@@ -1242,6 +1243,8 @@ impl<'a> Context<'a> {
                     let stamp = self.#head_relation.stamp(#head_fact)?;
                     (true #(&& #head_filters)*).then_some((#row1, stamp))
                 }));
+                emitted.clear();
+                emitted.resize(heads.len(), false);
                 for (&(_, #row0), &walk) in group.iter().zip(&walks) {
                     if work.exhausted() {
                         return;
@@ -1257,15 +1260,16 @@ impl<'a> Context<'a> {
                     }
                     #(#delta_binds)*
                     work.visit(in_range.len() as u64);
-                    for #in_range_row in &in_range {
+                    for &at in &in_range {
                         #in_range_head
                         #(#head_binds)*
                         'instance: {
                             #(#tests)*
-                            if #rt::program::held_admits(stamp, cause, || 0 #(#floors)*)
-                                && out.#head_relation.insert(::std::clone::Clone::clone(#row1))
-                            {
-                                stamped.push((#fact_enum::#head_relation(::std::clone::Clone::clone(#row1)), stamp));
+                            if #rt::program::held_admits(stamp, cause, || 0 #(#floors)*) {
+                                emitted[at] = true;
+                                if out.#head_relation.insert(::std::clone::Clone::clone(#row1)) {
+                                    stamped.push((#fact_enum::#head_relation(::std::clone::Clone::clone(#row1)), stamp));
+                                }
                             }
                         }
                     }
@@ -1282,7 +1286,8 @@ impl<'a> Context<'a> {
         );
         quote! {
             let mut heads: ::std::vec::Vec<(_, #rt::Stamp)> = ::std::vec::Vec::new();
-            let mut in_range: ::std::vec::Vec<#in_range_ty> = ::std::vec::Vec::new();
+            let mut in_range: ::std::vec::Vec<usize> = ::std::vec::Vec::new();
+            let mut emitted: ::std::vec::Vec<bool> = ::std::vec::Vec::new();
             let mut walks: ::std::vec::Vec<usize> = ::std::vec::Vec::new();
             #keyed
         }
