@@ -202,22 +202,22 @@
 //! shared, noisy 2-core machine: read the ratios, not the times): alternative proofs win
 //! wherever facts have several derivations. Deleting one edge of a linear closure over a
 //! 3,000-node random graph with a giant component, DRed over-deletes 5.77 million facts to
-//! withdraw 4,845 (5.2 s); alternative proofs check 25,208 facts, raise 16,842 and withdraw
-//! 5,800 (18.7 ms with [`Strategy::Auto`]: 41× faster than the fastest peer's recompute of
-//! what the deletion leaves, 17× faster than differential-dataflow's update). In non-linear
+//! withdraw 4,845 (5.5 s); alternative proofs check 25,208 facts, raise 16,842 and withdraw
+//! 5,800 (25.7 ms with [`Strategy::Auto`]: 40× faster than the fastest peer's recompute of
+//! what the deletion leaves, 11× faster than differential-dataflow's update). In non-linear
 //! closure over a chain with shortcuts, one edge costs DRed 136,896 over-deleted facts
-//! (0.8 s) and alternative proofs 33,938 checks (77 ms: 19× faster than the fastest
-//! recompute, 8× faster than differential-dataflow; 108 ms in the same run's guard pairs,
+//! (0.9 s) and alternative proofs 33,938 checks (81 ms: 28× faster than the fastest
+//! recompute, 7× faster than differential-dataflow; 91 ms in the same run's guard pairs,
 //! the spread of a noisy machine); in linear closure over the same kind of chain, 841
-//! checks (0.4 ms: 533× and 27×). In Andersen's analysis one deletion costs DRed 322,586
-//! over-deleted facts (2.1 s) and alternative proofs 235 checks (0.1 ms). Where nearly
+//! checks (1.0 ms: 312× and 10×). In Andersen's analysis one deletion costs DRed 322,586
+//! over-deleted facts (1.8 s) and alternative proofs 235 checks (0.1 ms). Where nearly
 //! everything over-deleted is really gone (same-generation on a tree) they check about as
-//! many facts as DRed over-deletes and are still faster (5.9 against 7.7 ms for one edge,
-//! 19 against 29 ms for ten). On a cycle with chords, where one edge takes 22,747 facts
+//! many facts as DRed over-deletes and are still faster (3.1 against 8.7 ms for one edge,
+//! 17 against 33 ms for ten). On a cycle with chords, where one edge takes 22,747 facts
 //! and lengthens the shortest derivation of many more, they are 16× faster than DRed and
-//! 2.6× faster than the fastest peer's recompute (30 ms in that run; 25-31 ms, fastest of
-//! ten, in runs outside the suite), yet cost more than the eighth of a recompute that [`Strategy::Auto`]'s guard
-//! allows, so it gives up on them. Neither incremental strategy suits batches that delete
+//! 4× faster than the fastest peer's recompute (34 ms in that run; 26-27 ms, fastest of
+//! ten, in runs outside the suite), yet cost more than the eighth of a recompute that
+//! [`Strategy::Auto`]'s guard allows, so it gives up on them. Neither incremental strategy suits batches that delete
 //! a large share of the input or reach most of the closure: there a recompute wins, which
 //! is what [`Strategy::Auto`] and its guard are for.
 //!
