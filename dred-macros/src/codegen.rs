@@ -145,8 +145,15 @@ impl<'a> Context<'a> {
     fn index_layouts(&self) -> TokenStream {
         let rt = &self.rt;
         let vis = &self.program.vis;
+        let stamped = self.stamped_indexes();
+        let stamped = &stamped;
         let layouts = (0..self.program.relations.len()).flat_map(|r| {
             (0..self.plan.indexes[r].len()).map(move |index| {
+                let stamps = stamped.contains(&(r, index)).then(|| {
+                    quote!(
+                        const STAMPED: bool = true;
+                    )
+                });
                 let relation = self.relation(r);
                 let (ty, layout) = (self.ty(relation), self.layout_name(r, index));
                 let key_columns = &self.plan.indexes[r][index];
@@ -194,6 +201,7 @@ impl<'a> Context<'a> {
                         fn row(fact: &#ty) -> Self::Row {
                             #row
                         }
+                        #stamps
                     }
                 }
             })
@@ -1143,7 +1151,7 @@ impl<'a> Context<'a> {
             let i = Index::from(i);
             quote!(let #var = key.#i;)
         });
-        let head_bucket = self.probe(&extended, head_step, "probe");
+        let head_bucket = self.probe(&extended, head_step, "probe_stamped");
         let head_filters = self.filters(&extended, &rule.head, head_step, &row1);
         // A compact head index's rows are rebuilt into facts, which the heads keep; other
         // heads are references to the index's facts.
@@ -1238,9 +1246,9 @@ impl<'a> Context<'a> {
                 }
                 work.visit(bucket.len() as u64);
                 heads.clear();
-                heads.extend(bucket.iter().filter_map(|#head_row| {
+                heads.extend(bucket.rows().iter().enumerate().filter_map(|(at, #head_row)| {
                     #head_rebuilt
-                    let stamp = self.#head_relation.stamp(#head_fact)?;
+                    let stamp = bucket.stamp(at, #head_fact)?;
                     (true #(&& #head_filters)*).then_some((#row1, stamp))
                 }));
                 emitted.clear();
@@ -1746,6 +1754,32 @@ impl<'a> Context<'a> {
             .map(|&k| self.key_column(rule, atom, step, k, KeyForm::Hashed));
         let rt = &self.rt;
         quote!(#rt::key_hash(&(#(#key_values,)*)))
+    }
+
+    /// The indexes whose rows keep their stamps (`dred_runtime::IndexLayout::STAMPED`), as
+    /// (relation, index): those that support checks walk first with their stamps (the
+    /// first such rule of each derived relation sorts its candidates and shares the
+    /// bucket), and the head indexes of head-first joins.
+    fn stamped_indexes(&self) -> Vec<(usize, usize)> {
+        let mut stamped = Vec::new();
+        for r in 0..self.program.relations.len() {
+            let sorter = self.rules_of(r).find_map(|(i, rule)| {
+                let first = self.plan.rules[i].derive.steps.first()?;
+                let (index, _) = self.stamped_first(rule, &self.plan.rules[i].derive)?;
+                Some((rule.body[first.atom].relation, index))
+            });
+            stamped.extend(sorter);
+        }
+        for (rule, plan) in self.program.rules.iter().zip(&self.plan.rules) {
+            for head_first in plan.head_first.iter().flatten() {
+                if let Access::Probe { index, .. } =
+                    head_first.join.steps[HeadFirst::HEAD_STEP].access
+                {
+                    stamped.push((rule.head.relation, index));
+                }
+            }
+        }
+        stamped
     }
 
     /// When a head-bound join's first step walks a derived relation's bucket: that

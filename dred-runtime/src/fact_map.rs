@@ -132,9 +132,15 @@ impl<T: Tuple> FactMap<T> {
 
     /// The facts, shard by shard.
     pub fn keys(&self) -> Keys<'_, T> {
+        let fact: fn((&T, Stamp)) -> &T = |(fact, _)| fact;
+        self.entries().map(fact)
+    }
+
+    /// The facts with their stamps, shard by shard.
+    pub fn entries(&self) -> Entries<'_, T> {
         let mut shards = self.shards.iter();
         let current = shards.next().map(HashTable::iter);
-        Keys {
+        Entries {
             left: self.len(),
             current,
             shards,
@@ -142,23 +148,26 @@ impl<T: Tuple> FactMap<T> {
     }
 }
 
-/// The iterator of [`FactMap::keys`]: knows its length, as a scan's work count needs.
+/// The iterator of [`FactMap::keys`].
+pub(crate) type Keys<'a, T> = std::iter::Map<Entries<'a, T>, fn((&'a T, Stamp)) -> &'a T>;
+
+/// The iterator of [`FactMap::entries`]: knows its length, as a scan's work count needs.
 #[derive(Clone)]
-pub(crate) struct Keys<'a, T> {
+pub(crate) struct Entries<'a, T> {
     left: usize,
     current: Option<hashbrown::hash_table::Iter<'a, (T, Stamp)>>,
     shards: std::slice::Iter<'a, Shard<T>>,
 }
 
-impl<'a, T> Iterator for Keys<'a, T> {
-    type Item = &'a T;
+impl<'a, T> Iterator for Entries<'a, T> {
+    type Item = (&'a T, Stamp);
 
     #[inline]
-    fn next(&mut self) -> Option<&'a T> {
+    fn next(&mut self) -> Option<(&'a T, Stamp)> {
         loop {
-            if let Some((fact, _)) = self.current.as_mut()?.next() {
+            if let Some((fact, stamp)) = self.current.as_mut()?.next() {
                 self.left -= 1;
-                return Some(fact);
+                return Some((fact, *stamp));
             }
             self.current = self.shards.next().map(HashTable::iter);
         }
@@ -169,7 +178,7 @@ impl<'a, T> Iterator for Keys<'a, T> {
     }
 }
 
-impl<T> ExactSizeIterator for Keys<'_, T> {}
+impl<T> ExactSizeIterator for Entries<'_, T> {}
 
 #[cfg(test)]
 mod tests {
@@ -190,6 +199,9 @@ mod tests {
         assert!(!map.contains_key(&(7, 8)));
         let keys = map.keys();
         assert_eq!(keys.len(), 99);
+        assert!(map
+            .entries()
+            .all(|(fact, stamp)| map.get(fact) == Some(&stamp)));
         let mut seen: Vec<_> = keys.copied().collect();
         seen.sort_unstable();
         seen.dedup();
