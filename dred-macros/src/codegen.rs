@@ -1167,15 +1167,8 @@ impl<'a> Context<'a> {
         // already emitted is in no later range of its group: another instance cannot make
         // it more of a candidate (non-linear chain, 1 deletion: most instances the join
         // checked were of heads some earlier delta fact of their group had emitted).
-        let admitted = quote!(#rt::program::held_admits(stamp, cause, || 0));
         let fill_in_range = quote! {
-            in_range.extend(
-                heads
-                    .iter()
-                    .enumerate()
-                    .filter(|&(at, &(_, stamp))| !emitted[at] && #admitted)
-                    .map(|(at, _)| at),
-            );
+            #rt::program::heads_in_range(&heads, by_stamp, &emitted, cause, &mut in_range);
         };
         let in_range_head = if compact_heads {
             quote!(let (ref #row1, stamp) = heads[at];)
@@ -1251,6 +1244,10 @@ impl<'a> Context<'a> {
                     let stamp = bucket.stamp(at, #head_fact)?;
                     (true #(&& #head_filters)*).then_some((#row1, stamp))
                 }));
+                let by_stamp = group.len() >= #rt::program::SORT_HEADS_FROM;
+                if by_stamp {
+                    heads.sort_unstable_by_key(|&(_, stamp)| stamp);
+                }
                 emitted.clear();
                 emitted.resize(heads.len(), false);
                 for (&(_, #row0), &walk) in group.iter().zip(&walks) {

@@ -3,7 +3,7 @@
 
 use std::time::Instant;
 
-use crate::relation::{claims_support, FactSet, Relation, Stamp, Tuple};
+use crate::relation::{claims_support, FactSet, Relation, Stamp, Tuple, UNSTAMPED};
 use crate::text::{FieldError, GroundFact, TextError};
 
 /// Which heads a join may emit; chosen by the phase that runs it.
@@ -378,6 +378,58 @@ pub fn held_admits(
         None => true,
     };
     in_range && floor() < stamp
+}
+
+/// From how many delta facts a group of a head-first join sorts its heads by stamp: each
+/// delta fact then finds the heads in its stamp range by binary search, where unsorted it
+/// tests every head. Instructions per update with alternative proofs (callgrind):
+/// non-linear chain, 1 deletion −5.5% (its loss-of-support join's own 296 M → 144 M for
+/// two updates); non-linear random 1 −3.6%; Andersen 10 unchanged.
+#[doc(hidden)]
+pub const SORT_HEADS_FROM: usize = 4;
+
+/// The places in `heads` (sorted by stamp if `by_stamp`) of those not `emitted` that a
+/// delta fact with `cause` reaches: [`held_admits`] with no floor, in order.
+///
+/// ```
+/// use dred_runtime::program::heads_in_range;
+/// let heads = [('a', 0), ('b', 2), ('c', 4), ('d', 5), ('e', u32::MAX)];
+/// let mut in_range = Vec::new();
+/// heads_in_range(&heads, true, &[false, false, true, false, false], Some((2, 5)), &mut in_range);
+/// assert_eq!(in_range, [0, 3, 4]); // 'c' is emitted already; stamps 0 and MAX claim nothing
+/// ```
+#[doc(hidden)]
+pub fn heads_in_range<H>(
+    heads: &[(H, Stamp)],
+    by_stamp: bool,
+    emitted: &[bool],
+    cause: Option<(Stamp, Stamp)>,
+    in_range: &mut Vec<usize>,
+) {
+    let mut take = |places: std::ops::Range<usize>| {
+        in_range.extend(places.filter(|&at| !emitted[at]));
+    };
+    match cause {
+        Some((above, upto)) if by_stamp => {
+            // Heads that claim no support come first (unstamped) and last (`Stamp::MAX`).
+            let claiming = heads.partition_point(|&(_, stamp)| stamp == UNSTAMPED);
+            let low = heads
+                .partition_point(|&(_, stamp)| stamp <= above)
+                .max(claiming);
+            let high = heads.partition_point(|&(_, stamp)| stamp <= upto).max(low);
+            let unclaiming = heads.partition_point(|&(_, stamp)| stamp < Stamp::MAX);
+            take(0..claiming);
+            take(low..high);
+            take(unclaiming.max(high)..heads.len());
+        }
+        _ => in_range.extend(
+            heads
+                .iter()
+                .enumerate()
+                .filter(|&(at, &(_, stamp))| !emitted[at] && held_admits(stamp, cause, || 0))
+                .map(|(at, _)| at),
+        ),
+    }
 }
 
 /// Which join a loss of support runs for a rule variant that has a head-first one as well
