@@ -115,7 +115,9 @@
 //!   key), and where every column of a relation is a plain value (integers, `char`, `bool`,
 //!   `&'static str`) a bucket's rows keep only the columns outside its key, from which a
 //!   probe rebuilds each fact at no cost: a binary relation's index costs half the bytes
-//!   its facts do (same-generation's peak from scratch: 52 → 42 MiB);
+//!   its facts do (same-generation's peak from scratch: 52 → 42 MiB). The indexes whose
+//!   buckets support checks and head-first joins read with their stamps keep each row's
+//!   stamp too, so that a bucket's stamps come in one pass rather than a lookup a row;
 //! - `GraphFacts`, one [`runtime::FactSet`] per relation (public fields named after the
 //!   relations): the shape of batches, rounds and reports;
 //! - `GraphFact`, an enum over all relations' facts;

@@ -173,8 +173,9 @@ impl<'s, K: PartialEq, V> Iterator for KeyRuns<'s, K, V> {
 
 /// One index bucket's held facts with their stamps, youngest last: what consecutive
 /// support checks share when they walk the same bucket first (the candidates `R(x, z)` of
-/// non-linear closure, sorted by `x`, all walk `R(x, _)`). Its stamps are looked up once
-/// for the run rather than once per check, and a check stops at the first row too young
+/// non-linear closure, sorted by `x`, all walk `R(x, _)`). Its stamps are read once for
+/// the run rather than once per check (from the bucket, if its index keeps them, see
+/// [`IndexLayout::STAMPED`]), and a check stops at the first row too young
 /// to beat the level it has already found. Each row is a fact (`Row` is `T`, rebuilt from
 /// the bucket's key and the stored columns, or `&T` where an index stores whole facts).
 ///
@@ -312,7 +313,7 @@ fn buckets_for(capacity: usize) -> usize {
 /// A row of a relation whose columns are all plain values (numbers, `char`, `bool`,
 /// `&'static str`) holds only the columns outside the key — the key is the bucket's, and a
 /// fact is rebuilt from both at no cost — so a closure's index costs half the bytes its
-/// facts do. Other relations' rows are whole facts, as rebuilding a `String` would cost an
+/// facts do (plus a stamp a row if it keeps stamps). Other relations' rows are whole facts, as rebuilding a `String` would cost an
 /// allocation a row.
 pub trait IndexLayout<T>: 'static {
     /// The key columns' values.
