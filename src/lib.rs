@@ -204,22 +204,22 @@
 //! shared, noisy 2-core machine: read the ratios, not the times): alternative proofs win
 //! wherever facts have several derivations. Deleting one edge of a linear closure over a
 //! 3,000-node random graph with a giant component, DRed over-deletes 5.77 million facts to
-//! withdraw 4,845 (5.5 s); alternative proofs check 25,208 facts, raise 16,842 and withdraw
-//! 5,800 (25.7 ms with [`Strategy::Auto`]: 40× faster than the fastest peer's recompute of
-//! what the deletion leaves, 11× faster than differential-dataflow's update). In non-linear
+//! withdraw 4,845 (6.3 s); alternative proofs check 25,208 facts, raise 16,842 and withdraw
+//! 5,800 (16.4 ms with [`Strategy::Auto`]: 49× faster than the fastest peer's recompute of
+//! what the deletion leaves, 17× faster than differential-dataflow's update). In non-linear
 //! closure over a chain with shortcuts, one edge costs DRed 136,896 over-deleted facts
-//! (0.9 s) and alternative proofs 33,938 checks (81 ms: 28× faster than the fastest
-//! recompute, 7× faster than differential-dataflow; 91 ms in the same run's guard pairs,
-//! the spread of a noisy machine); in linear closure over the same kind of chain, 841
-//! checks (1.0 ms: 312× and 10×). In Andersen's analysis one deletion costs DRed 322,586
-//! over-deleted facts (1.8 s) and alternative proofs 235 checks (0.1 ms). Where nearly
-//! everything over-deleted is really gone (same-generation on a tree) they check about as
-//! many facts as DRed over-deletes and are still faster (3.1 against 8.7 ms for one edge,
-//! 17 against 33 ms for ten). On a cycle with chords, where one edge takes 22,747 facts
-//! and lengthens the shortest derivation of many more, they are 16× faster than DRed and
-//! 4× faster than the fastest peer's recompute (34 ms in that run; 26-27 ms, fastest of
-//! ten, in runs outside the suite), yet cost more than the eighth of a recompute that
-//! [`Strategy::Auto`]'s guard allows, so it gives up on them. Neither incremental strategy suits batches that delete
+//! (1.1 s) and alternative proofs 33,938 checks (55 ms alone, 69 ms with
+//! [`Strategy::Auto`]: 23× faster than the fastest recompute, 9× faster than
+//! differential-dataflow; 77 ms in the same run's guard pairs, the spread of a noisy
+//! machine); in linear closure over the same kind of chain, 841 checks (1.0 ms: 261× and
+//! 8×). In Andersen's analysis one deletion costs DRed 322,586 over-deleted facts (2.1 s)
+//! and alternative proofs 235 checks (0.1 ms). Where nearly everything over-deleted is
+//! really gone (same-generation on a tree) they check about as many facts as DRed
+//! over-deletes and are still faster (3.3 against 8.2 ms for one edge, 24 against 30 ms
+//! for ten). On a cycle with chords, where one edge takes 22,747 facts and lengthens the
+//! shortest derivation of many more, they are 21× faster than DRed and 3× faster than the
+//! fastest peer's recompute (30 ms in that run), yet cost more than the eighth of a
+//! recompute that [`Strategy::Auto`]'s guard allows, so it gives up on them. Neither incremental strategy suits batches that delete
 //! a large share of the input or reach most of the closure: there a recompute wins, which
 //! is what [`Strategy::Auto`] and its guard are for.
 //!
@@ -227,7 +227,7 @@
 //! memory of one materialization. After the suite's 1-fact updates (recomputes included)
 //! the resident set stays within 1.25× of the from-scratch peak (`BENCHMARKS.md`, "Memory
 //! while updating"), and what the relations keep allocated within 1.03×. Some of the
-//! rest can be glibc's heap (Andersen: 1.21×, 1.14× with
+//! rest can be glibc's heap (the cycle: 1.20×, 1.12× with
 //! `MALLOC_MMAP_THRESHOLD_=131072`): glibc raises its mmap threshold when a large block is
 //! freed, so tables allocated after a recompute grow in its heap, which keeps the smaller
 //! tables they outgrow. Fixing the threshold or choosing another global allocator avoids it.
