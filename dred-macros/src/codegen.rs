@@ -604,13 +604,8 @@ impl<'a> Context<'a> {
                 .map(|(r, relation)| {
                     let name = &relation.name;
                     let fact_enum = &self.fact_enum;
-                    // The first rule whose check walks a derived bucket first orders the
-                    // candidates by that bucket, so that checks sharing it run together.
                     let rules: Vec<_> = self.rules_of(r).collect();
-                    let sorter = rules.iter().find_map(|&(i, rule)| {
-                        self.stamped_first(rule, &self.plan.rules[i].derive)
-                            .map(|(index, _)| (i, rule, index))
-                    });
+                    let sorter = self.sorting_rule(r);
                     let checks = rules.iter().map(|&(i, rule)| {
                         let check = format_ident!("support_rule_{}", i);
                         let first = match (self.stamped_first(rule, &self.plan.rules[i].derive), sorter) {
@@ -1760,12 +1755,10 @@ impl<'a> Context<'a> {
     fn stamped_indexes(&self) -> Vec<(usize, usize)> {
         let mut stamped = Vec::new();
         for r in 0..self.program.relations.len() {
-            let sorter = self.rules_of(r).find_map(|(i, rule)| {
-                let first = self.plan.rules[i].derive.steps.first()?;
-                let (index, _) = self.stamped_first(rule, &self.plan.rules[i].derive)?;
-                Some((rule.body[first.atom].relation, index))
-            });
-            stamped.extend(sorter);
+            stamped.extend(self.sorting_rule(r).map(|(i, rule, index)| {
+                let first = &self.plan.rules[i].derive.steps[0];
+                (rule.body[first.atom].relation, index)
+            }));
         }
         for (rule, plan) in self.program.rules.iter().zip(&self.plan.rules) {
             for head_first in plan.head_first.iter().flatten() {
@@ -1777,6 +1770,16 @@ impl<'a> Context<'a> {
             }
         }
         stamped
+    }
+
+    /// The rule (its number, itself, and the index its check walks first) whose support
+    /// check orders derived relation `r`'s candidates: the first whose check walks a
+    /// derived bucket first, so that checks sharing that bucket run together.
+    fn sorting_rule(&self, r: usize) -> Option<(usize, &ir::Rule, usize)> {
+        self.rules_of(r).find_map(|(i, rule)| {
+            self.stamped_first(rule, &self.plan.rules[i].derive)
+                .map(|(index, _)| (i, rule, index))
+        })
     }
 
     /// When a head-bound join's first step walks a derived relation's bucket: that
