@@ -3,8 +3,9 @@
 #   bash benches/run.sh
 # Steps (each engine measured on the same inputs in this one run):
 #   1. criterion: from-scratch times of every engine, dred's update latencies;
-#   2. differential-dataflow's from-scratch time and update latencies (its own binary), the
-#      peers' recompute after each deletion (ascent and datafrog on the changed inputs), and
+#   2. differential-dataflow's from-scratch time and update latencies (deletions,
+#      re-insertions and mixed batches; its own binary), the peers' recompute after each
+#      deletion and mixed batch (ascent and datafrog on the changed inputs), and
 #      the recompute guard's bound in back-to-back pairs of Auto and Recompute;
 #   3. peak memory, one process per engine and workload;
 #   4. the report (BENCHMARKS.md) from the results of 1-3.

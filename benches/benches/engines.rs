@@ -43,12 +43,8 @@ fn updates(c: &mut Criterion) {
         group.measurement_time(Duration::from_secs(1));
         let dred_sizes = update_sizes(&workload);
         for k in UPDATE_SIZES {
-            let (deletions, insertions) = update_facts(&workload, k, 7);
-            let half = k.div_ceil(2);
-            let (mixed_del, mixed_ins) = (
-                &deletions[..half.min(deletions.len())],
-                &insertions[..k - half],
-            );
+            let (deletions, _) = update_facts(&workload, k, 7);
+            let (mixed_del, mixed_ins) = &mixed_batch(&workload, k);
             // Alternative proofs alone, like DRed, are hopeless on some large batches (that
             // is what Auto is for): measured on small ones only.
             let mut strategies = vec![("auto", Strategy::Auto)];

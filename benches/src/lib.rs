@@ -198,6 +198,16 @@ pub fn update_facts(workload: &Workload, k: usize, seed: u64) -> UpdateBatch {
     (deletions, insertions.into_iter().collect())
 }
 
+/// A workload's mixed batch of `k` facts: the ⌈k/2⌉ first deletions of
+/// [`update_facts`]`(workload, k, 7)` with its ⌊k/2⌋ first new facts.
+pub fn mixed_batch(workload: &Workload, k: usize) -> UpdateBatch {
+    let (mut deletions, mut insertions) = update_facts(workload, k, 7);
+    let half = k.div_ceil(2);
+    deletions.truncate(half);
+    insertions.truncate(k - half);
+    (deletions, insertions)
+}
+
 /// The workload's inputs after deleting `deletions` and inserting `insertions`.
 pub fn apply(
     workload: &Workload,

@@ -1,7 +1,9 @@
-//! The peers' recompute after a change: for every workload and deletion size, ascent and
+//! The peers' recompute after a change: for every workload and update size, ascent and
 //! datafrog materialize from scratch the inputs left after deleting the same k input facts
-//! that dred's updates delete, `DRED_RECOMPUTE_REPS` times (default 3; which peer runs first
-//! alternates), and the median is kept. A large deletion leaves a much smaller model (1000
+//! that dred's updates delete (`"change": "delete"`), and after the same mixed batch (the
+//! ⌈k/2⌉ first of those deletions with ⌊k/2⌋ new facts, `"change": "mixed"`),
+//! `DRED_RECOMPUTE_REPS` times (default 3; which peer runs first alternates), and the median
+//! is kept. (After a re-insertion the inputs are the workload's own: its from-scratch time.) A large deletion leaves a much smaller model (1000
 //! of non-linear random's 1500 edges take away all but 1k of its 296k facts), so the peers'
 //! from-scratch time on the whole workload would overstate what they pay to catch up.
 //! crepe is not run again: it is the slowest of the three from scratch on every workload.
@@ -11,7 +13,9 @@
 use std::time::{Duration, Instant};
 
 use dred_benches::engines::{ascent_scratch, datafrog_scratch};
-use dred_benches::{apply, env_or, median, update_facts, workloads, Workload, UPDATE_SIZES};
+use dred_benches::{
+    apply, env_or, median, mixed_batch, update_facts, workloads, Workload, UPDATE_SIZES,
+};
 
 /// A peer's from-scratch materialization, returning how many facts it derived.
 type Scratch = fn(&Workload) -> usize;
@@ -23,9 +27,15 @@ fn main() {
     let repetitions: usize = env_or("DRED_RECOMPUTE_REPS", 3);
     let only: String = env_or("DRED_RECOMPUTE_WORKLOAD", String::new());
     for workload in workloads().into_iter().filter(|w| w.name.contains(&only)) {
-        for k in UPDATE_SIZES {
-            let (deletions, _) = update_facts(&workload, k, 7);
-            let changed = apply(&workload, &deletions, &[]);
+        for (change, k) in UPDATE_SIZES
+            .into_iter()
+            .flat_map(|k| [("delete", k), ("mixed", k)])
+        {
+            let (deletions, insertions) = match change {
+                "delete" => (update_facts(&workload, k, 7).0, Vec::new()),
+                _ => mixed_batch(&workload, k),
+            };
+            let changed = apply(&workload, &deletions, &insertions);
             let mut samples: Vec<Vec<Duration>> = vec![Vec::new(); PEERS.len()];
             let mut derived = None;
             for repetition in 0..repetitions {
@@ -37,7 +47,7 @@ fn main() {
                     assert_eq!(
                         *derived.get_or_insert(facts),
                         facts,
-                        "the peers disagree on {} after deleting {k}",
+                        "the peers disagree on {} after the {change} of {k}",
                         workload.name
                     );
                 }
@@ -48,7 +58,7 @@ fn main() {
                 .map(|((name, _), times)| format!("\"{name}_s\": {}", median(times).as_secs_f64()))
                 .collect();
             println!(
-                "{{\"workload\": {:?}, \"k\": {k}, \"derived\": {}, {}}}",
+                "{{\"workload\": {:?}, \"change\": \"{change}\", \"k\": {k}, \"derived\": {}, {}}}",
                 workload.name,
                 derived.unwrap_or(0),
                 fields.join(", ")

@@ -10,7 +10,9 @@ use std::path::Path;
 
 use dred::Strategy;
 use dred_benches::engines::DredProgram;
-use dred_benches::{update_facts, update_sizes, workloads, ALT_PROOF_MAX_BATCH, UPDATE_SIZES};
+use dred_benches::{
+    mixed_batch, update_facts, update_sizes, workloads, ALT_PROOF_MAX_BATCH, UPDATE_SIZES,
+};
 
 /// criterion medians in seconds, by (group, function).
 fn criterion_medians(root: &Path) -> BTreeMap<(String, String), f64> {
@@ -120,20 +122,46 @@ impl Target {
         }
     }
 
-    /// The update target of a deletion of `k` facts from `workload`, with the factors by
-    /// which Auto must beat the fastest peer's recompute and differential-dataflow.
-    fn of_deletion(workload: &str, k: usize) -> Option<(Target, f64, f64)> {
+    /// The update target of `change` of `k` facts on `workload`, with the factors by which
+    /// dred must beat the fastest peer's recompute and differential-dataflow.
+    fn of_update(workload: &str, change: Change, k: usize) -> Option<(Target, f64, f64)> {
         // DAGs with many derivations per fact, points-to analysis and same-generation (#6);
         // graphs with one giant strongly connected component (#7).
         let dag_like = workload.contains("/chain")
             || workload.starts_with("andersen")
             || workload.starts_with("same-generation");
         let strongly_connected = workload.contains("/random") || workload.contains("/cycle");
-        match k {
-            1 if dag_like => Some((Target::OneFact, 50.0, 10.0)),
-            1 if strongly_connected => Some((Target::OneEdgeStronglyConnected, 50.0, 10.0)),
-            10 | 100 if dag_like => Some((Target::SmallBatches, 1.0, 1.0)),
+        match (change, k) {
+            // A mixed batch of one fact is the deletion of one.
+            (Change::Delete | Change::Reinsert, 1) if dag_like => {
+                Some((Target::OneFact, 50.0, 10.0))
+            }
+            (Change::Delete, 1) if strongly_connected => {
+                Some((Target::OneEdgeStronglyConnected, 50.0, 10.0))
+            }
+            (_, 10 | 100) if dag_like => Some((Target::SmallBatches, 1.0, 1.0)),
             _ => None,
+        }
+    }
+}
+
+/// The kinds of update batch the suite measures against the peers.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Change {
+    /// k input facts deleted.
+    Delete,
+    /// The same k facts inserted back.
+    Reinsert,
+    /// The ⌈k/2⌉ first of those deletions with ⌊k/2⌋ new facts.
+    Mixed,
+}
+
+impl Change {
+    fn name(self) -> &'static str {
+        match self {
+            Change::Delete => "deletion",
+            Change::Reinsert => "re-insertion",
+            Change::Mixed => "mixed batch",
         }
     }
 }
@@ -148,6 +176,46 @@ struct Verdict {
     met: Option<bool>,
 }
 
+impl Verdict {
+    /// The verdict on `change` of `k` facts on `workload`, if a target covers it: dred's
+    /// median (`dred`: the time and how to name it) against the fastest peer's recompute and
+    /// differential-dataflow's update.
+    fn of_update(
+        workload: &str,
+        change: Change,
+        k: usize,
+        dred: Option<(f64, String)>,
+        recompute: Option<f64>,
+        dd: Option<f64>,
+    ) -> Option<Verdict> {
+        let (target, recompute_factor, dd_factor) = Target::of_update(workload, change, k)?;
+        let (measured, met) = match (dred, recompute, dd) {
+            (Some((time, named)), Some(recompute), Some(dd)) => (
+                format!(
+                    "{} of {k}: {named}; recompute {} ({:.1}×), differential {} ({:.1}×)",
+                    change.name(),
+                    seconds(recompute),
+                    recompute / time,
+                    seconds(dd),
+                    dd / time
+                ),
+                Some(if target == Target::SmallBatches {
+                    recompute / time > recompute_factor && dd / time > dd_factor
+                } else {
+                    recompute / time >= recompute_factor && dd / time >= dd_factor
+                }),
+            ),
+            _ => (format!("{} of {k}: –", change.name()), None),
+        };
+        Some(Verdict {
+            target,
+            workload: workload.to_string(),
+            measured,
+            met,
+        })
+    }
+}
+
 /// The section that reads every target off this run's tables: ✓ met, ✗ not, – a figure
 /// missing (a row the run's settings skipped).
 fn targets_section(verdicts: &[Verdict]) -> String {
@@ -157,7 +225,9 @@ fn targets_section(verdicts: &[Verdict]) -> String {
         out,
         "Each target of the benchmark issues, read off the tables below (`auto` is \
          `Strategy::Auto`'s median; a recompute is the fastest peer's unless the target says \
-         dred's own): {} of {} rows met.\n",
+         dred's own, and after a re-insertion, which gives back the workload's inputs, its \
+         from-scratch time; an update is a deletion, a re-insertion or a mixed batch, each \
+         against differential-dataflow's update on the same batch): {} of {} rows met.\n",
         verdicts.iter().filter(|v| v.met == Some(true)).count(),
         verdicts.len()
     );
@@ -204,9 +274,10 @@ fn main() {
             }
         }
     }
-    // The peers' recompute after each deletion, by (workload, k): the fastest peer, its
-    // time and the facts it derived (`src/bin/recompute.rs`).
-    let mut recomputes: BTreeMap<(String, u64), (String, f64, u64)> = BTreeMap::new();
+    // The peers' recompute after each change, by (workload, change, k) with `change`
+    // `delete` or `mixed`: the fastest peer, its time and the facts it derived
+    // (`src/bin/recompute.rs`).
+    let mut recomputes: BTreeMap<(String, String, u64), (String, f64, u64)> = BTreeMap::new();
     if let Ok(text) = std::fs::read_to_string("target/dred-bench/recompute.jsonl") {
         for line in text.lines() {
             let Ok(value) = serde_json::from_str::<serde_json::Value>(line) else {
@@ -227,7 +298,8 @@ fn main() {
                 fastest,
                 value["derived"].as_u64(),
             ) {
-                recomputes.insert((workload.to_string(), k), (peer, time, derived));
+                let change = value["change"].as_str().unwrap_or("delete").to_string();
+                recomputes.insert((workload.to_string(), change, k), (peer, time, derived));
             }
         }
     }
@@ -273,6 +345,9 @@ fn main() {
     let peers = ["ascent", "crepe", "datafrog"];
     let targets_at = out.len();
     let mut verdicts: Vec<Verdict> = Vec::new();
+    // The fastest peer from scratch, by workload: the recompute after a re-insertion, which
+    // gives back the workload's own inputs.
+    let mut scratch_fastest: BTreeMap<String, (String, f64)> = BTreeMap::new();
 
     let _ = writeln!(out, "## From scratch\n");
     let baselines: Vec<u64> = (0..workloads().len())
@@ -313,6 +388,9 @@ fn main() {
             .flatten()
             .copied()
             .fold(f64::INFINITY, f64::min);
+        if let Some(at) = peer_times.iter().position(|t| *t == Some(fastest)) {
+            scratch_fastest.insert(workload.name.clone(), (peers[at].to_string(), fastest));
+        }
         let derived = differential
             .get(&workload.name)
             .and_then(|v| v["facts"].as_u64())
@@ -452,7 +530,7 @@ fn main() {
             let dd = differential
                 .get(&workload.name)
                 .and_then(|v| v["delete_s"][k.to_string()].as_f64());
-            let recompute = recomputes.get(&(workload.name.clone(), k as u64));
+            let recompute = recomputes.get(&(workload.name.clone(), "delete".into(), k as u64));
             if let Some((_, _, derived)) = recompute {
                 assert_eq!(
                     *derived, after as u64,
@@ -473,33 +551,15 @@ fn main() {
                 Strategy::Recompute => "recompute",
                 _ => "alt",
             };
-            if let Some((target, recompute_factor, dd_factor)) =
-                Target::of_deletion(&workload.name, k)
-            {
-                let (measured, met) = match (auto_time, fastest, dd) {
-                    (Some(auto), Some(recompute), Some(dd)) => (
-                        format!(
-                            "k = {k}: auto {} ({chose}); recompute {} ({:.1}×), differential {} ({:.1}×)",
-                            seconds(auto),
-                            seconds(recompute),
-                            recompute / auto,
-                            seconds(dd),
-                            dd / auto
-                        ),
-                        Some(if target == Target::SmallBatches {
-                            recompute / auto > recompute_factor && dd / auto > dd_factor
-                        } else {
-                            recompute / auto >= recompute_factor && dd / auto >= dd_factor
-                        }),
-                    ),
-                    _ => ("–".into(), None),
-                };
-                verdicts.push(Verdict {
-                    target,
-                    workload: workload.name.clone(),
-                    measured,
-                    met,
-                });
+            if let Some(verdict) = Verdict::of_update(
+                &workload.name,
+                Change::Delete,
+                k,
+                auto_time.map(|t| (t, format!("auto {} ({chose})", seconds(t)))),
+                fastest,
+                dd,
+            ) {
+                verdicts.push(verdict);
             }
             let _ = writeln!(
                 out,
@@ -515,14 +575,67 @@ fn main() {
                 ratio(fastest, auto_time),
                 ratio(dd, auto_time),
             );
+            // A re-insertion gives back the workload's inputs: the peers' recompute is their
+            // from-scratch time. A mixed batch's recompute is measured like a deletion's.
+            let reinsert_time = measured("any", "reinsert");
+            let dd_of = |field: &str| {
+                differential
+                    .get(&workload.name)
+                    .and_then(|v| v[field][k.to_string()].as_f64())
+            };
+            let (dd_reinsert, dd_mixed) = (dd_of("insert_s"), dd_of("mixed_s"));
+            let scratch = scratch_fastest.get(&workload.name);
+            let mixed = recomputes.get(&(workload.name.clone(), "mixed".into(), k as u64));
+            if let Some((_, _, derived)) = mixed {
+                let (mixed_del, mixed_ins) = mixed_batch(&workload, k);
+                let mut program = base.clone();
+                program.update_using(&mixed_del, &mixed_ins, Strategy::Auto);
+                assert_eq!(
+                    *derived,
+                    program.derived_len() as u64,
+                    "the peers' recompute and dred's update disagree on {} after the mixed batch of {k}",
+                    workload.name
+                );
+            }
+            let auto_mixed = measured("auto", "mixed");
+            verdicts.extend(Verdict::of_update(
+                &workload.name,
+                Change::Reinsert,
+                k,
+                reinsert_time.map(|t| (t, format!("re-insert {}", seconds(t)))),
+                scratch.map(|(_, time)| *time),
+                dd_reinsert,
+            ));
+            verdicts.extend(Verdict::of_update(
+                &workload.name,
+                Change::Mixed,
+                k,
+                auto_mixed.map(|t| (t, format!("auto {}", seconds(t)))),
+                mixed.map(|(_, time, _)| *time),
+                dd_mixed,
+            ));
+            let peer_cell = |recompute: Option<(&String, f64)>| {
+                recompute.map_or_else(
+                    || "–".into(),
+                    |(peer, time)| format!("{} ({peer})", seconds(time)),
+                )
+            };
             let _ = writeln!(
                 mixed_rows,
-                "| {} | {k} | {} | {} | {} | {} |",
+                "| {} | {k} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
                 workload.name,
-                cell(measured("any", "reinsert")),
+                cell(reinsert_time),
+                cell(dd_reinsert),
+                peer_cell(scratch.map(|(peer, time)| (peer, *time))),
+                ratio(scratch.map(|(_, time)| *time), reinsert_time),
+                ratio(dd_reinsert, reinsert_time),
                 cell(measured("dred", "mixed")),
                 cell(measured("altproof", "mixed")),
-                cell(measured("auto", "mixed")),
+                cell(auto_mixed),
+                cell(dd_mixed),
+                peer_cell(mixed.map(|(peer, time, _)| (peer, *time))),
+                ratio(mixed.map(|(_, time, _)| *time), auto_mixed),
+                ratio(dd_mixed, auto_mixed),
             );
         }
     }
@@ -531,13 +644,20 @@ fn main() {
     let _ = writeln!(
         out,
         "Re-inserting the k deleted facts (semi-naive insertion, the same under every \
-         strategy), and mixed batches (⌈k/2⌉ deletions, ⌊k/2⌋ new facts) by strategy.\n"
+         strategy), and mixed batches (the ⌈k/2⌉ first of those deletions with ⌊k/2⌋ new \
+         facts) by strategy, each beside differential-dataflow's update on the same batch and \
+         the fastest peer's recompute: after a re-insertion the inputs are the workload's own, \
+         so that is its from-scratch time (the table above); after a mixed batch, ascent and \
+         datafrog on the changed inputs (`benches/src/bin/recompute.rs`).\n"
     );
     let _ = writeln!(
         out,
-        "| workload | k | re-insert | DRed mixed | alt-proof mixed | auto mixed |"
+        "| workload | k | re-insert | differential | fastest recompute | recompute ÷ re-insert | differential ÷ re-insert | DRed mixed | alt-proof mixed | auto mixed | differential | fastest recompute | recompute ÷ auto | differential ÷ auto |"
     );
-    let _ = writeln!(out, "|---|---:|---:|---:|---:|---:|");
+    let _ = writeln!(
+        out,
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+    );
     out.push_str(&mixed_rows);
 
     let _ = writeln!(out, "\n## Memory while updating\n");
