@@ -3,9 +3,10 @@
 //! that dred's updates delete (`"change": "delete"`), and after the same mixed batch (the
 //! ⌈k/2⌉ first of those deletions with ⌊k/2⌋ new facts, `"change": "mixed"`),
 //! `DRED_RECOMPUTE_REPS` times (default 3; which peer runs first alternates), and the median
-//! is kept. (After a re-insertion the inputs are the workload's own: its from-scratch time.) A large deletion leaves a much smaller model (1000
-//! of non-linear random's 1500 edges take away all but 1k of its 296k facts), so the peers'
-//! from-scratch time on the whole workload would overstate what they pay to catch up.
+//! is kept. (After a re-insertion the inputs are the workload's own: its from-scratch time.)
+//! A large deletion leaves a much smaller model (1000 of non-linear random's 1500 edges take
+//! away all but 1k of its 296k facts), so the peers' from-scratch time on the whole workload
+//! would overstate what they pay to catch up.
 //! crepe is not run again: it is the slowest of the three from scratch on every workload.
 //! Prints one JSON object per line; `DRED_RECOMPUTE_WORKLOAD` (a part of a workload's name)
 //! measures only the workloads it names.

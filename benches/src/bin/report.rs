@@ -478,6 +478,13 @@ fn main() {
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
     );
     let cell = |t: Option<f64>| t.map_or_else(|| "–".into(), seconds);
+    // A peer's recompute time, with the peer's name.
+    let peer_cell = |recompute: Option<(&String, f64)>| {
+        recompute.map_or_else(
+            || "–".into(),
+            |(peer, time)| format!("{} ({peer})", seconds(time)),
+        )
+    };
     let mut mixed_rows = String::new();
     for workload in workloads() {
         let group = format!("update/{}", workload.name);
@@ -539,10 +546,6 @@ fn main() {
                 );
             }
             let fastest = recompute.map(|(_, time, _)| *time);
-            let fastest_cell = recompute.map_or_else(
-                || "–".into(),
-                |(peer, time, _)| format!("{} ({peer})", seconds(*time)),
-            );
             let ratio = |num: Option<f64>, den: Option<f64>| match (num, den) {
                 (Some(n), Some(d)) if n.is_finite() && d > 0.0 => format!("{:.2}×", n / d),
                 _ => "–".into(),
@@ -570,7 +573,7 @@ fn main() {
                 cell(measured("altproof", "delete")),
                 cell(auto_time),
                 cell(dd),
-                fastest_cell,
+                peer_cell(recompute.map(|(peer, time, _)| (peer, *time))),
                 ratio(auto_time, fastest),
                 ratio(fastest, auto_time),
                 ratio(dd, auto_time),
@@ -614,12 +617,6 @@ fn main() {
                 mixed.map(|(_, time, _)| *time),
                 dd_mixed,
             ));
-            let peer_cell = |recompute: Option<(&String, f64)>| {
-                recompute.map_or_else(
-                    || "–".into(),
-                    |(peer, time)| format!("{} ({peer})", seconds(time)),
-                )
-            };
             let _ = writeln!(
                 mixed_rows,
                 "| {} | {k} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
