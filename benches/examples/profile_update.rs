@@ -1,5 +1,7 @@
 //! Repeats one update on one workload, for profilers: `profile_update <workload index>
-//! <dred|altproof|recompute|auto> <k> <repetitions>`. Prints the mean, fastest and median update.
+//! <dred|altproof|recompute|auto|reinsert> <k> <repetitions>`: the deletion of `k` input
+//! facts with that strategy, or (`reinsert`) their insertion into what the deletion left.
+//! Prints the mean, fastest and median update.
 //!
 //! With `PERF_CTL` naming perf's control FIFO, only the updates are profiled, not the
 //! materialization and the clones around them:
@@ -12,6 +14,7 @@ use dred::Strategy;
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let w = &dred_benches::workloads()[args[1].parse::<usize>().unwrap()];
+    let reinsert = args[2] == "reinsert";
     let strategy = match args[2].as_str() {
         "dred" => Strategy::DRed,
         "altproof" => Strategy::AltProof,
@@ -21,9 +24,15 @@ fn main() {
     let k: usize = args[3].parse().unwrap();
     let reps: usize = args[4].parse().unwrap();
     let started = Instant::now();
-    let base = dred_benches::engines::DredProgram::materialize(w);
+    let mut base = dred_benches::engines::DredProgram::materialize(w);
     let materialized = started.elapsed();
     let (deletions, _) = dred_benches::update_facts(w, k, 7);
+    let (deletions, insertions) = if reinsert {
+        base.update_using(&deletions, &[], Strategy::AltProof);
+        (Vec::new(), deletions)
+    } else {
+        (deletions, Vec::new())
+    };
     let profiling = std::env::var_os("PERF_CTL").is_some();
     let mut profiler = std::env::var("PERF_CTL").ok().map(|fifo| {
         std::fs::OpenOptions::new()
@@ -43,7 +52,7 @@ fn main() {
         tell("enable\n");
         settle(profiling);
         let started = Instant::now();
-        let counts = p.update_using(&deletions, &[], strategy);
+        let counts = p.update_using(&deletions, &insertions, strategy);
         times.push(started.elapsed());
         tell("disable\n");
         settle(profiling);
