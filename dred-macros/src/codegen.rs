@@ -765,6 +765,14 @@ impl<'a> Context<'a> {
                 fn fact_count(&self) -> usize {
                     0 #(+ self.#names.len())*
                 }
+                fn relation_lens(&self) -> ::std::vec::Vec<usize> {
+                    ::std::vec![#(self.#names.len()),*]
+                }
+                #[allow(unused_mut, unused_variables)]
+                fn reserve_facts(&mut self, lens: &[usize]) {
+                    let mut lens = lens.iter().copied();
+                    #(self.#names.reserve(lens.next().unwrap_or(0));)*
+                }
                 fn input_count(&self) -> usize {
                     0 #(+ self.#input_names2.len())*
                 }

@@ -602,6 +602,11 @@ pub trait Program: Sized {
     fn input_facts(&self) -> Self::Facts;
     /// How many facts hold, over all relations.
     fn fact_count(&self) -> usize;
+    /// How many facts hold in each relation, in declaration order.
+    fn relation_lens(&self) -> Vec<usize>;
+    /// Gives each relation room for as many facts as `lens` says ([`Program::relation_lens`]'s
+    /// order).
+    fn reserve_facts(&mut self, lens: &[usize]);
     /// How many input facts hold.
     fn input_count(&self) -> usize;
     /// Appends the facts of `relation` as tab-separated lines, sorted.

@@ -1066,6 +1066,12 @@ impl<T: Tuple, I: IndexSet<T>> Relation<T, I> {
         self.indexes.build_all(&source);
     }
 
+    /// Room for `additional` more facts in the fact table (the indexes are built at their
+    /// final size when first probed, or by [`Relation::finish_materialization`]).
+    pub fn reserve(&mut self, additional: usize) {
+        self.facts.reserve(additional);
+    }
+
     /// Adds `fact` stamped `stamp`; returns whether it was new (a fact that holds keeps its
     /// stamp).
     pub fn insert(&mut self, fact: T, stamp: Stamp) -> bool {
