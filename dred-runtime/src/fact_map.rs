@@ -186,8 +186,9 @@ impl<T: Tuple> FactMap<T> {
         tables + std::mem::size_of_val::<[Shard<T>]>(&self.shards)
     }
 
-    /// Room for `additional` more facts, spread evenly over the shards (a shard that gets
-    /// more grows).
+    /// Room for `additional` more facts: in the whole table (splitting it first if they
+    /// would grow it past [`LARGEST_WHOLE`]), or spread evenly over the shards (a shard
+    /// that gets more grows).
     pub fn reserve(&mut self, additional: usize) {
         self.split_for(self.len() + additional);
         if self.shards.is_empty() {
