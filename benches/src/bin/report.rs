@@ -14,8 +14,16 @@ use dred_benches::{
     mixed_batch, update_facts, update_sizes, workloads, ALT_PROOF_MAX_BATCH, UPDATE_SIZES,
 };
 
-/// criterion medians in seconds, by (group, function).
-fn criterion_medians(root: &Path) -> BTreeMap<(String, String), f64> {
+/// A criterion median in seconds, with the bounds of its 95% confidence interval.
+#[derive(Clone, Copy)]
+struct Estimate {
+    median: f64,
+    low: f64,
+    high: f64,
+}
+
+/// criterion's medians, by (group, function).
+fn criterion_medians(root: &Path) -> BTreeMap<(String, String), Estimate> {
     let mut medians = BTreeMap::new();
     let mut stack = vec![root.to_path_buf()];
     while let Some(dir) = stack.pop() {
@@ -40,8 +48,15 @@ fn criterion_medians(root: &Path) -> BTreeMap<(String, String), f64> {
                     .as_str()
                     .unwrap_or_default()
                     .to_string();
-                if let Some(ns) = estimates["median"]["point_estimate"].as_f64() {
-                    medians.insert((group, function), ns / 1e9);
+                let median = &estimates["median"];
+                let interval = &median["confidence_interval"];
+                let seconds = |ns: &serde_json::Value| Some(ns.as_f64()? / 1e9);
+                if let (Some(median), Some(low), Some(high)) = (
+                    seconds(&median["point_estimate"]),
+                    seconds(&interval["lower_bound"]),
+                    seconds(&interval["upper_bound"]),
+                ) {
+                    medians.insert((group, function), Estimate { median, low, high });
                 }
             }
         }
@@ -257,11 +272,12 @@ fn main() {
         return;
     }
     let medians = criterion_medians(Path::new("target/criterion"));
-    let median = |group: &str, function: &str| {
+    let estimate = |group: &str, function: &str| {
         medians
             .get(&(group.to_string(), function.to_string()))
             .copied()
     };
+    let median = |group: &str, function: &str| estimate(group, function).map(|e| e.median);
 
     let mut differential: BTreeMap<String, serde_json::Value> = BTreeMap::new();
     if let Ok(text) = std::fs::read_to_string("target/dred-bench/differential.jsonl") {
@@ -373,12 +389,20 @@ fn main() {
     }
     let _ = writeln!(
         out,
+        "Criterion measures the engines one after another, so a host that slows down for a \
+         minute moves one engine's median and not another's. Beside each ratio is the lowest \
+         and highest one allowed by the 95% confidence intervals of the two medians: where \
+         that range spans 1.0×, this run alone does not decide the target.\n"
+    );
+    let _ = writeln!(
+        out,
         "| workload | derived facts | dred | ascent | crepe | datafrog | differential | dred / fastest peer | peak MiB dred / ascent / crepe / datafrog / differential |"
     );
     let _ = writeln!(out, "|---|---:|---:|---:|---:|---:|---:|---:|---|");
     for (index, workload) in workloads().iter().enumerate() {
         let group = format!("scratch/{}", workload.name);
-        let dred = median(&group, "dred");
+        let dred_estimate = estimate(&group, "dred");
+        let dred = dred_estimate.map(|e| e.median);
         let peer_times: Vec<Option<f64>> = peers.iter().map(|p| median(&group, p)).collect();
         let dd = differential
             .get(&workload.name)
@@ -388,15 +412,28 @@ fn main() {
             .flatten()
             .copied()
             .fold(f64::INFINITY, f64::min);
-        if let Some(at) = peer_times.iter().position(|t| *t == Some(fastest)) {
+        let fastest_at = peer_times.iter().position(|t| *t == Some(fastest));
+        if let Some(at) = fastest_at {
             scratch_fastest.insert(workload.name.clone(), (peers[at].to_string(), fastest));
         }
+        // The lowest and highest ratio the two medians' confidence intervals allow.
+        let interval = dred_estimate
+            .zip(fastest_at.and_then(|at| estimate(&group, peers[at])))
+            .map(|(dred, peer)| {
+                format!("{:.2}–{:.2}×", dred.low / peer.high, dred.high / peer.low)
+            });
         let derived = differential
             .get(&workload.name)
             .and_then(|v| v["facts"].as_u64())
             .map_or_else(|| "?".into(), |f| f.to_string());
         let cell = |t: Option<f64>| t.map_or_else(|| "–".into(), seconds);
-        let ratio = dred.map_or_else(|| "–".into(), |d| format!("{:.2}×", d / fastest));
+        let ratio = dred.map_or_else(
+            || "–".into(),
+            |d| match &interval {
+                Some(interval) => format!("{:.2}× ({interval})", d / fastest),
+                None => format!("{:.2}×", d / fastest),
+            },
+        );
         let peak_kib = |engine: &str| {
             memory
                 .get(&(engine.to_string(), index))
@@ -413,8 +450,11 @@ fn main() {
             measured: dred.map_or_else(
                 || "–".into(),
                 |d| {
+                    let within = interval
+                        .as_ref()
+                        .map_or_else(String::new, |i| format!("; 95% interval {i}"));
                     format!(
-                        "{} against {} ({:.2}×)",
+                        "{} against {} ({:.2}×{within})",
                         seconds(d),
                         seconds(fastest),
                         d / fastest
