@@ -204,31 +204,32 @@
 //! shared, noisy 2-core machine: read the ratios, not the times): alternative proofs win
 //! wherever facts have several derivations. Deleting one edge of a linear closure over a
 //! 3,000-node random graph with a giant component, DRed over-deletes 5.77 million facts to
-//! withdraw 4,845 (6.1 s); alternative proofs check 25,208 facts, raise 16,842 and withdraw
-//! 5,800 (14.5 ms with [`Strategy::Auto`]: 83× faster than the fastest peer's recompute of
-//! what the deletion leaves, 19× faster than differential-dataflow's update; 49× the run
-//! before, the spread of a noisy machine). In non-linear closure over a chain with
-//! shortcuts, one edge costs DRed 136,896 over-deleted facts (1.4 s) and alternative proofs
-//! 33,938 checks (85 ms with [`Strategy::Auto`]: 34× faster than the fastest recompute, 12×
+//! withdraw 4,845 (6.6 s); alternative proofs check 25,208 facts, raise 16,842 and withdraw
+//! 5,800 (20 ms with [`Strategy::Auto`]: 63× faster than the fastest peer's recompute of
+//! what the deletion leaves, 16× faster than differential-dataflow's update; 83× and 19×
+//! the run before, the spread of a noisy machine). In non-linear closure over a chain with
+//! shortcuts, one edge costs DRed 136,896 over-deleted facts (1.3 s) and alternative proofs
+//! 33,938 checks (94 ms with [`Strategy::Auto`]: 23× faster than the fastest recompute, 8×
 //! faster than differential-dataflow); in linear closure over the same kind of chain, 841
-//! checks (0.6 ms: 615× and 27×). In Andersen's analysis one deletion costs DRed 322,586
-//! over-deleted facts (2.0 s) and alternative proofs 235 checks (0.1 ms). Where nearly
+//! checks (1.4 ms: 285× and 10×). In Andersen's analysis one deletion costs DRed 322,586
+//! over-deleted facts (1.6 s) and alternative proofs 235 checks (0.08 ms). Where nearly
 //! everything over-deleted is really gone (same-generation on a tree) they check about as
-//! many facts as DRed over-deletes and are still faster (5.4 against 12.4 ms for one edge,
-//! 28 against 44 ms for ten). On a cycle with chords, where one edge takes 22,747 facts and
-//! lengthens the shortest derivation of many more, they are 20× faster than DRed and 5×
-//! faster than the fastest peer's recompute (34 ms in that run), yet cost more than the
+//! many facts as DRed over-deletes and are still faster (2.3 against 8.4 ms for one edge,
+//! 17 against 30 ms for ten). On a cycle with chords, where one edge takes 22,747 facts and
+//! lengthens the shortest derivation of many more, they are 18× faster than DRed and 5×
+//! faster than the fastest peer's recompute (32 ms in that run), yet cost more than the
 //! eighth of a recompute that [`Strategy::Auto`]'s guard allows, so it gives up on them; so
-//! it does on Andersen's ten deletions (alternative proofs: 0.5 s, half a recompute) and on
-//! its mixed batch of five deletions and five new facts (0.35 s). Neither incremental
-//! strategy suits batches that delete a large share of the input or reach most of the
-//! closure: there a recompute wins, which is what [`Strategy::Auto`] and its guard are for.
+//! it does on Andersen's ten deletions (alternative proofs: 0.3 s, a third of the fastest
+//! recompute) and on its mixed batch of five deletions and five new facts (0.2 s). Neither
+//! incremental strategy suits batches that delete a large share of the input or reach most
+//! of the closure: there a recompute wins, which is what [`Strategy::Auto`] and its guard
+//! are for.
 //!
 //! A recompute drops the old relations before it builds the new ones, so it needs the
 //! memory of one materialization. After the suite's 1-fact updates (recomputes included)
 //! the resident set stays within 1.25× of the from-scratch peak (`BENCHMARKS.md`, "Memory
 //! while updating"), and what the relations keep allocated within 1.03×. Some of the
-//! rest can be glibc's heap (the cycle: 1.23×, 1.13× with
+//! rest can be glibc's heap (the cycle and Andersen: 1.14×; 1.12× and 1.10× with
 //! `MALLOC_MMAP_THRESHOLD_=131072`): glibc raises its mmap threshold when a large block is
 //! freed, so tables allocated after a recompute grow in its heap, which keeps the smaller
 //! tables they outgrow. Fixing the threshold or choosing another global allocator avoids it.
