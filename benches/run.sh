@@ -6,13 +6,14 @@
 #   2. differential-dataflow's from-scratch time and update latencies (deletions,
 #      re-insertions and mixed batches; its own binary), the peers' recompute after each
 #      deletion and mixed batch (ascent and datafrog on the changed inputs), and
-#      the recompute guard's bound in back-to-back pairs of Auto and Recompute;
+#      the recompute guard's bound in back-to-back pairs of Auto and Recompute, and the
+#      from-scratch times again with dred, ascent and datafrog in rotation;
 #   3. peak memory, one process per engine and workload;
 #   4. the report (BENCHMARKS.md) from the results of 1-3.
 # Shorter runs: DRED_DD_SIZES=1,10 DRED_DD_REPS=3 DRED_SOAK=3 DRED_GUARD_PAIRS=3 bash benches/run.sh
 # (differential-dataflow's batch sizes and repetitions, dred's memory soak, the guard's
-# pairs; DRED_RECOMPUTE_REPS sets the peers' recompute repetitions); the report states the
-# values used.
+# pairs; DRED_RECOMPUTE_REPS sets the peers' recompute repetitions, DRED_ROTATIONS the
+# rounds of the rotation); the report states the values used.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=target/dred-bench
@@ -23,6 +24,7 @@ cargo bench -p dred-benches --bench query
 cargo build --release -p dred-benches --bins
 ./target/release/differential > "$out/differential.jsonl"
 ./target/release/recompute > "$out/recompute.jsonl"
+./target/release/rotation > "$out/rotation.jsonl"
 ./target/release/guard > "$out/guard.jsonl"
 
 workloads=$(./target/release/report --count-workloads)

@@ -64,6 +64,22 @@ fn criterion_medians(root: &Path) -> BTreeMap<(String, String), Estimate> {
     medians
 }
 
+/// The JSON objects of a `.jsonl` file with one line per workload, by workload.
+fn by_workload(path: &str) -> BTreeMap<String, serde_json::Value> {
+    let mut lines = BTreeMap::new();
+    if let Ok(text) = std::fs::read_to_string(path) {
+        for line in text.lines() {
+            if let Ok(value) = serde_json::from_str::<serde_json::Value>(line) {
+                lines.insert(
+                    value["workload"].as_str().unwrap_or_default().to_string(),
+                    value,
+                );
+            }
+        }
+    }
+    lines
+}
+
 fn seconds(s: f64) -> String {
     if s >= 1.0 {
         format!("{s:.2} s")
@@ -279,17 +295,8 @@ fn main() {
     };
     let median = |group: &str, function: &str| estimate(group, function).map(|e| e.median);
 
-    let mut differential: BTreeMap<String, serde_json::Value> = BTreeMap::new();
-    if let Ok(text) = std::fs::read_to_string("target/dred-bench/differential.jsonl") {
-        for line in text.lines() {
-            if let Ok(value) = serde_json::from_str::<serde_json::Value>(line) {
-                differential.insert(
-                    value["workload"].as_str().unwrap_or_default().to_string(),
-                    value,
-                );
-            }
-        }
-    }
+    let differential = by_workload("target/dred-bench/differential.jsonl");
+    let rotation = by_workload("target/dred-bench/rotation.jsonl");
     // The peers' recompute after each change, by (workload, change, k) with `change`
     // `delete` or `mixed`: the fastest peer, its time and the facts it derived
     // (`src/bin/recompute.rs`).
@@ -351,12 +358,13 @@ fn main() {
         |name: &str, default: &str| std::env::var(name).unwrap_or_else(|_| default.into());
     let _ = writeln!(
         out,
-        "Settings of this run: differential-dataflow batch sizes `{}`, repetitions {}; peers' recompute repetitions {}; dred memory soak {} batch pairs; guard pairs {}.\n",
+        "Settings of this run: differential-dataflow batch sizes `{}`, repetitions {}; peers' recompute repetitions {}; dred memory soak {} batch pairs; guard pairs {}; rotation rounds {}.\n",
         setting("DRED_DD_SIZES", "the suite's"),
         setting("DRED_DD_REPS", "11"),
         setting("DRED_RECOMPUTE_REPS", "3"),
         setting("DRED_SOAK", "20"),
-        setting("DRED_GUARD_PAIRS", "9")
+        setting("DRED_GUARD_PAIRS", "9"),
+        setting("DRED_ROTATIONS", "7")
     );
     let peers = ["ascent", "crepe", "datafrog"];
     let targets_at = out.len();
@@ -450,9 +458,15 @@ fn main() {
             measured: dred.map_or_else(
                 || "–".into(),
                 |d| {
-                    let within = interval
+                    let mut within = interval
                         .as_ref()
                         .map_or_else(String::new, |i| format!("; 95% interval {i}"));
+                    if let Some(ratio) = rotation
+                        .get(&workload.name)
+                        .and_then(|v| v["ratio"].as_f64())
+                    {
+                        let _ = write!(within, "; in rotation {ratio:.2}×");
+                    }
                     format!(
                         "{} against {} ({:.2}×{within})",
                         seconds(d),
@@ -490,6 +504,7 @@ fn main() {
             peaks.join(" / ")
         );
     }
+    rotation_section(&mut out, &rotation);
 
     let _ = writeln!(out, "\n## Deletions, by strategy\n");
     let _ = writeln!(
@@ -877,4 +892,48 @@ fn query_section(
         cell(median(group, "query/delete-1")),
         peak("forest-query")
     );
+}
+
+/// From scratch with the engines in rotation (`src/bin/rotation.rs`), if it ran.
+fn rotation_section(out: &mut String, rotation: &BTreeMap<String, serde_json::Value>) {
+    if rotation.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "\n## From scratch, engines in rotation\n");
+    let _ = writeln!(
+        out,
+        "The same materializations as above, by `benches/src/bin/rotation.rs`: in each round \
+         dred, ascent and datafrog run once, seconds apart, the first moving on each round; \
+         a round's ratio is dred's time over the faster peer's in that round. The targets \
+         are read from criterion's medians above, as #6 asks; a ratio here far from \
+         criterion's says the host moved between criterion's measurements.\n"
+    );
+    let _ = writeln!(
+        out,
+        "| workload | rounds | dred | ascent | datafrog | dred / faster peer, median of rounds | least – greatest round |"
+    );
+    let _ = writeln!(out, "|---|---:|---:|---:|---:|---:|---:|");
+    for workload in workloads() {
+        let Some(value) = rotation.get(&workload.name) else {
+            continue;
+        };
+        let workload = workload.name;
+        let time = |field: &str| value[field].as_f64().map_or_else(|| "–".into(), seconds);
+        let ratio = |field: &str| {
+            value[field]
+                .as_f64()
+                .map_or_else(|| "–".into(), |r| format!("{r:.2}×"))
+        };
+        let _ = writeln!(
+            out,
+            "| {workload} | {} | {} | {} | {} | {} | {} – {} |",
+            value["rounds"].as_u64().unwrap_or(0),
+            time("dred_s"),
+            time("ascent_s"),
+            time("datafrog_s"),
+            ratio("ratio"),
+            ratio("least"),
+            ratio("greatest")
+        );
+    }
 }
