@@ -31,7 +31,7 @@ const ENGINES: [(&str, Scratch); 3] = [
 ];
 
 fn main() {
-    let rounds: usize = env_or("DRED_ROTATIONS", 7);
+    let rounds: usize = env_or("DRED_ROTATIONS", 7).max(1);
     let only: String = env_or("DRED_ROTATION_WORKLOAD", String::new());
     for workload in workloads().into_iter().filter(|w| w.name.contains(&only)) {
         let mut times: Vec<Vec<f64>> = vec![Vec::new(); ENGINES.len()];
