@@ -1056,8 +1056,11 @@ impl<T: Tuple, I> Relation<T, I> {
 impl<T: Tuple, I: IndexSet<T>> Relation<T, I> {
     /// Ends a materialization: builds every index not built yet (see
     /// [`Relation::probe`]), each bucket at its final size, so that no later probe pays for
-    /// it.
+    /// it. First gives back the room of a fact table reserved far larger than what it came
+    /// to hold: a recompute reserves the old model's sizes, and a deletion can leave a
+    /// small part of it.
     pub fn finish_materialization(&mut self) {
+        self.shrink_if_sparse();
         let source = IndexSource {
             held: &self.facts,
             dead: &self.dead,
