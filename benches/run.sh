@@ -5,7 +5,8 @@
 #   1. criterion: from-scratch times of every engine, dred's update latencies;
 #   2. differential-dataflow's from-scratch time and update latencies (deletions,
 #      re-insertions and mixed batches; its own binary), the peers' recompute after each
-#      deletion and mixed batch (ascent and datafrog on the changed inputs), and
+#      deletion, mixed batch and re-insertion (ascent and datafrog on the changed inputs,
+#      in rotation with dred's update on the same change), and
 #      the recompute guard's bound in back-to-back pairs of Auto and Recompute, and the
 #      from-scratch times again with dred, ascent and datafrog in rotation;
 #   3. peak memory, one process per engine and workload;

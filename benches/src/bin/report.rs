@@ -1,8 +1,8 @@
 //! Writes BENCHMARKS.md (to stdout) from one run of the suite: criterion's medians
 //! (`target/criterion`), differential-dataflow's session (`target/dred-bench/differential.jsonl`),
-//! the peers' recompute after each deletion (`target/dred-bench/recompute.jsonl`), the
-//! guard's pairs (`target/dred-bench/guard.jsonl`) and the peak-memory processes
-//! (`target/dred-bench/memory.txt`). Run by `benches/run.sh`.
+//! the peers' recompute after each change, in rotation with dred's update
+//! (`target/dred-bench/recompute.jsonl`), the guard's pairs (`target/dred-bench/guard.jsonl`)
+//! and the peak-memory processes (`target/dred-bench/memory.txt`). Run by `benches/run.sh`.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -217,13 +217,15 @@ impl Verdict {
         k: usize,
         dred: Option<(f64, String)>,
         recompute: Option<f64>,
+        paired: Option<f64>,
         dd: Option<f64>,
     ) -> Option<Verdict> {
         let (target, recompute_factor, dd_factor) = Target::of_update(workload, change, k)?;
+        let paired = paired.map_or_else(String::new, |s| format!("; in rotation {s:.1}×"));
         let (measured, met) = match (dred, recompute, dd) {
             (Some((time, named)), Some(recompute), Some(dd)) => (
                 format!(
-                    "{} of {k}: {named}; recompute {} ({:.1}×), differential {} ({:.1}×)",
+                    "{} of {k}: {named}; recompute {} ({:.1}×{paired}), differential {} ({:.1}×)",
                     change.name(),
                     seconds(recompute),
                     recompute / time,
@@ -301,11 +303,14 @@ fn main() {
     // `delete` or `mixed`: the fastest peer, its time and the facts it derived
     // (`src/bin/recompute.rs`).
     let mut recomputes: BTreeMap<(String, String, u64), (String, f64, u64)> = BTreeMap::new();
+    // The same lines whole, with dred's update in rotation with the peers' recompute.
+    let mut rotated_updates: Vec<serde_json::Value> = Vec::new();
     if let Ok(text) = std::fs::read_to_string("target/dred-bench/recompute.jsonl") {
         for line in text.lines() {
             let Ok(value) = serde_json::from_str::<serde_json::Value>(line) else {
                 continue;
             };
+            rotated_updates.push(value.clone());
             // Each peer's time is a field `<peer>_s`.
             let fastest = value
                 .as_object()
@@ -326,6 +331,14 @@ fn main() {
             }
         }
     }
+    // The median speed-up of dred's update over the faster peer's recompute of `change`
+    // (`delete`, `mixed` or `reinsert`) of `k`, in rotation.
+    let in_rotation = |workload: &str, change: &str, k: usize| {
+        rotated_updates
+            .iter()
+            .find(|v| v["workload"] == workload && v["change"] == change && v["k"] == k)
+            .and_then(|v| v["speedup"].as_f64())
+    };
     let mut memory: BTreeMap<(String, usize), Vec<u64>> = BTreeMap::new();
     if let Ok(text) = std::fs::read_to_string("target/dred-bench/memory.txt") {
         for line in text.lines() {
@@ -615,6 +628,7 @@ fn main() {
                 k,
                 auto_time.map(|t| (t, format!("auto {} ({chose})", seconds(t)))),
                 fastest,
+                in_rotation(&workload.name, "delete", k),
                 dd,
             ) {
                 verdicts.push(verdict);
@@ -662,6 +676,7 @@ fn main() {
                 k,
                 reinsert_time.map(|t| (t, format!("re-insert {}", seconds(t)))),
                 scratch.map(|(_, time)| *time),
+                in_rotation(&workload.name, "reinsert", k),
                 dd_reinsert,
             ));
             verdicts.extend(Verdict::of_update(
@@ -670,6 +685,7 @@ fn main() {
                 k,
                 auto_mixed.map(|t| (t, format!("auto {}", seconds(t)))),
                 mixed.map(|(_, time, _)| *time),
+                in_rotation(&workload.name, "mixed", k),
                 dd_mixed,
             ));
             let _ = writeln!(
@@ -711,6 +727,7 @@ fn main() {
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
     );
     out.push_str(&mixed_rows);
+    updates_in_rotation_section(&mut out, &rotated_updates);
 
     let _ = writeln!(out, "\n## Memory while updating\n");
     let _ = writeln!(
@@ -932,6 +949,52 @@ fn rotation_section(out: &mut String, rotation: &BTreeMap<String, serde_json::Va
             time("ascent_s"),
             time("datafrog_s"),
             ratio("ratio"),
+            ratio("least"),
+            ratio("greatest")
+        );
+    }
+}
+
+/// dred's updates in rotation with the peers' recompute of the same change
+/// (`src/bin/recompute.rs`), if this run's recompute measured them.
+fn updates_in_rotation_section(out: &mut String, rows: &[serde_json::Value]) {
+    if !rows.iter().any(|row| row["speedup"].is_number()) {
+        return;
+    }
+    let _ = writeln!(out, "\n## Updates, in rotation with the peers' recompute\n");
+    let _ = writeln!(
+        out,
+        "The changes above, by `benches/src/bin/recompute.rs`: in each repetition ascent and \
+         datafrog materialize the inputs after the change and dred applies it \
+         (`Strategy::Auto`, to a clone of the program before it, made outside the timing), \
+         seconds apart, the first moving on each repetition. A repetition's speed-up is the \
+         faster peer's time over dred's in that repetition. The targets are read from \
+         criterion's medians above, as #6 asks; each update row there quotes this median too. \
+         Here dred's update runs between two materializations of the peers, with the caches \
+         and the allocator as they left them; criterion runs it many times in a row.\n"
+    );
+    let _ = writeln!(
+        out,
+        "| workload | change | k | dred | ascent | datafrog | faster peer ÷ dred, median | least – greatest |"
+    );
+    let _ = writeln!(out, "|---|---|---:|---:|---:|---:|---:|---:|");
+    for row in rows.iter().filter(|row| row["speedup"].is_number()) {
+        let time = |field: &str| row[field].as_f64().map_or_else(|| "–".into(), seconds);
+        let ratio = |field: &str| {
+            row[field]
+                .as_f64()
+                .map_or_else(|| "–".into(), |r| format!("{r:.2}×"))
+        };
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} | {} | {} – {} |",
+            row["workload"].as_str().unwrap_or("?"),
+            row["change"].as_str().unwrap_or("?"),
+            row["k"],
+            time("dred"),
+            time("ascent_s"),
+            time("datafrog_s"),
+            ratio("speedup"),
             ratio("least"),
             ratio("greatest")
         );
