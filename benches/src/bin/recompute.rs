@@ -16,8 +16,8 @@
 //! change, made and dropped outside the timing, as in criterion. Criterion measures dred's
 //! updates minutes before this binary measures the peers' recompute: a host that slows down
 //! in between moves one side only (run S: non-linear chain's 100 deletions took 1.57 s in
-//! criterion, a recompute of the same change 0.46–0.58 s alone two days later). A
-//! repetition's ratio sees the same host.
+//! criterion; the same update took 0.47–0.65 s alone, two hours later). A repetition's
+//! ratio sees the same host.
 //!
 //! Prints one JSON object per line: each peer's median (`<peer>_s`), the facts they
 //! derived, dred's median (`dred`), and the median, least and greatest of the
