@@ -204,35 +204,35 @@
 //! shared, noisy 2-core machine: read the ratios, not the times): alternative proofs win
 //! wherever facts have several derivations. Deleting one edge of a linear closure over a
 //! 3,000-node random graph with a giant component, DRed over-deletes 5.77 million facts to
-//! withdraw 4,845 (6.6 s); alternative proofs check 25,208 facts, raise 16,842 and withdraw
-//! 5,800 (20 ms with [`Strategy::Auto`]: 63× faster than the fastest peer's recompute of
-//! what the deletion leaves, 16× faster than differential-dataflow's update; 83× and 19×
+//! withdraw 4,845 (4.7 s); alternative proofs check 25,208 facts, raise 16,842 and withdraw
+//! 5,800 (15 ms with [`Strategy::Auto`]: 64× faster than the fastest peer's recompute of
+//! what the deletion leaves, 18× faster than differential-dataflow's update; 63× and 16×
 //! the run before, the spread of a noisy machine). In non-linear closure over a chain with
-//! shortcuts, one edge costs DRed 136,896 over-deleted facts (1.3 s) and alternative proofs
-//! 33,938 checks (94 ms with [`Strategy::Auto`]: 23× faster than the fastest recompute, 8×
+//! shortcuts, one edge costs DRed 136,896 over-deleted facts (1.05 s) and alternative proofs
+//! 33,938 checks (60 ms with [`Strategy::Auto`]: 26× faster than the fastest recompute, 11×
 //! faster than differential-dataflow); in linear closure over the same kind of chain, 841
-//! checks (1.4 ms: 285× and 10×). In Andersen's analysis one deletion costs DRed 322,586
-//! over-deleted facts (1.6 s) and alternative proofs 235 checks (0.08 ms). Where nearly
+//! checks (0.7 ms: 397× and 16×). In Andersen's analysis one deletion costs DRed 322,586
+//! over-deleted facts (1.7 s) and alternative proofs 235 checks (0.08 ms). Where nearly
 //! everything over-deleted is really gone (same-generation on a tree) they check about as
-//! many facts as DRed over-deletes and are still faster (2.3 against 8.4 ms for one edge,
-//! 17 against 30 ms for ten). On a cycle with chords, where one edge takes 22,747 facts and
-//! lengthens the shortest derivation of many more, they are 18× faster than DRed and 5×
-//! faster than the fastest peer's recompute (32 ms in that run), yet cost more than the
+//! many facts as DRed over-deletes and are still faster (2.6 against 9.2 ms for one edge,
+//! 24 against 33 ms for ten). On a cycle with chords, where one edge takes 22,747 facts and
+//! lengthens the shortest derivation of many more, they are 13× faster than DRed and twice
+//! as fast as the fastest peer's recompute (47 ms in this run), yet cost more than the
 //! eighth of a recompute that [`Strategy::Auto`]'s guard allows, so it gives up on them; so
-//! it does on Andersen's ten deletions (alternative proofs: 0.3 s, a third of the fastest
-//! recompute) and on its mixed batch of five deletions and five new facts (0.2 s). Neither
-//! incremental strategy suits batches that delete a large share of the input or reach most
-//! of the closure: there a recompute wins, which is what [`Strategy::Auto`] and its guard
-//! are for.
+//! it does on Andersen's ten deletions (alternative proofs: 0.41 s, two thirds of the
+//! fastest recompute) and on its mixed batch of five deletions and five new facts (0.27 s).
+//! Neither incremental strategy suits batches that delete a large share of the input or
+//! reach most of the closure: there a recompute wins, which is what [`Strategy::Auto`] and
+//! its guard are for.
 //!
 //! A recompute drops the old relations before it builds the new ones, so it needs the
 //! memory of one materialization. After the suite's 1-fact updates (recomputes included)
 //! the resident set stays within 1.25× of the from-scratch peak (`BENCHMARKS.md`, "Memory
-//! while updating"), and what the relations keep allocated within 1.03×. Some of the
-//! rest can be glibc's heap (the cycle and Andersen: 1.14×; 1.12× and 1.10× with
-//! `MALLOC_MMAP_THRESHOLD_=131072`): glibc raises its mmap threshold when a large block is
-//! freed, so tables allocated after a recompute grow in its heap, which keeps the smaller
-//! tables they outgrow. Fixing the threshold or choosing another global allocator avoids it.
+//! while updating"), and what the relations keep allocated within 1.03×. The rest is the
+//! allocator's (the cycle: 1.13× its peak, 1.02× its tables). Part of it can be glibc's
+//! heap: glibc raises its mmap threshold when a large block is freed, so tables allocated
+//! after a recompute grow in its heap, which keeps the smaller tables they outgrow (in the
+//! run before, `MALLOC_MMAP_THRESHOLD_=131072` took the cycle's 1.14× to 1.12×).
 //! The tables only an update uses (retired facts, the old stamps of risen facts) are given
 //! back when it ends; the tests soak every strategy for 10⁴ batches and require
 //! `heap_bytes()` to stay within 1.25× of the materialization's.
