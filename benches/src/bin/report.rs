@@ -300,17 +300,18 @@ fn main() {
     let differential = by_workload("target/dred-bench/differential.jsonl");
     let rotation = by_workload("target/dred-bench/rotation.jsonl");
     // The peers' recompute after each change, by (workload, change, k) with `change`
-    // `delete` or `mixed`: the fastest peer, its time and the facts it derived
+    // `delete`, `mixed` or `reinsert`: the fastest peer, its time and the facts it derived,
+    // and dred's median speed-up on the same change in rotation with them, if measured
     // (`src/bin/recompute.rs`).
     let mut recomputes: BTreeMap<(String, String, u64), (String, f64, u64)> = BTreeMap::new();
-    // The same lines whole, with dred's update in rotation with the peers' recompute.
+    let mut speedups: BTreeMap<(String, String, u64), f64> = BTreeMap::new();
+    // The lines with dred's update, in their order, for their own section.
     let mut rotated_updates: Vec<serde_json::Value> = Vec::new();
     if let Ok(text) = std::fs::read_to_string("target/dred-bench/recompute.jsonl") {
         for line in text.lines() {
             let Ok(value) = serde_json::from_str::<serde_json::Value>(line) else {
                 continue;
             };
-            rotated_updates.push(value.clone());
             // Each peer's time is a field `<peer>_s`.
             let fastest = value
                 .as_object()
@@ -327,17 +328,19 @@ fn main() {
                 value["derived"].as_u64(),
             ) {
                 let change = value["change"].as_str().unwrap_or("delete").to_string();
-                recomputes.insert((workload.to_string(), change, k), (peer, time, derived));
+                let key = (workload.to_string(), change, k);
+                if let Some(speedup) = value["speedup"].as_f64() {
+                    speedups.insert(key.clone(), speedup);
+                    rotated_updates.push(value.clone());
+                }
+                recomputes.insert(key, (peer, time, derived));
             }
         }
     }
-    // The median speed-up of dred's update over the faster peer's recompute of `change`
-    // (`delete`, `mixed` or `reinsert`) of `k`, in rotation.
     let in_rotation = |workload: &str, change: &str, k: usize| {
-        rotated_updates
-            .iter()
-            .find(|v| v["workload"] == workload && v["change"] == change && v["k"] == k)
-            .and_then(|v| v["speedup"].as_f64())
+        speedups
+            .get(&(workload.to_string(), change.to_string(), k as u64))
+            .copied()
     };
     let mut memory: BTreeMap<(String, usize), Vec<u64>> = BTreeMap::new();
     if let Ok(text) = std::fs::read_to_string("target/dred-bench/memory.txt") {
@@ -958,7 +961,7 @@ fn rotation_section(out: &mut String, rotation: &BTreeMap<String, serde_json::Va
 /// dred's updates in rotation with the peers' recompute of the same change
 /// (`src/bin/recompute.rs`), if this run's recompute measured them.
 fn updates_in_rotation_section(out: &mut String, rows: &[serde_json::Value]) {
-    if !rows.iter().any(|row| row["speedup"].is_number()) {
+    if rows.is_empty() {
         return;
     }
     let _ = writeln!(out, "\n## Updates, in rotation with the peers' recompute\n");
@@ -978,7 +981,7 @@ fn updates_in_rotation_section(out: &mut String, rows: &[serde_json::Value]) {
         "| workload | change | k | dred | ascent | datafrog | faster peer ÷ dred, median | least – greatest |"
     );
     let _ = writeln!(out, "|---|---|---:|---:|---:|---:|---:|---:|");
-    for row in rows.iter().filter(|row| row["speedup"].is_number()) {
+    for row in rows {
         let time = |field: &str| row[field].as_f64().map_or_else(|| "–".into(), seconds);
         let ratio = |field: &str| {
             row[field]
