@@ -281,3 +281,33 @@ pub fn median<T: PartialOrd>(mut samples: Vec<T>) -> T {
     samples.sort_by(|a, b| a.partial_cmp(b).expect("comparable samples"));
     samples.swap_remove(samples.len() / 2)
 }
+
+/// The JSON fields (no braces) of a binary's line for engines timed in rotation: each
+/// engine's median time as `"<name>_s"`, then the median of the rounds' ratios as
+/// `"<ratio>"` with their least and greatest.
+///
+/// ```
+/// let line = dred_benches::rotation_fields(
+///     [("a", vec![1.0, 3.0, 2.0])],
+///     "ratio",
+///     vec![0.5, 0.25, 1.0],
+/// );
+/// assert_eq!(line, r#""a_s": 2, "ratio": 0.5, "least": 0.25, "greatest": 1"#);
+/// ```
+pub fn rotation_fields<'a>(
+    times: impl IntoIterator<Item = (&'a str, Vec<f64>)>,
+    ratio: &str,
+    ratios: Vec<f64>,
+) -> String {
+    let least = ratios.iter().copied().fold(f64::INFINITY, f64::min);
+    let greatest = ratios.iter().copied().fold(0.0, f64::max);
+    let mut fields: Vec<String> = times
+        .into_iter()
+        .map(|(name, times)| format!("\"{name}_s\": {}", median(times)))
+        .collect();
+    fields.push(format!(
+        "\"{ratio}\": {}, \"least\": {least}, \"greatest\": {greatest}",
+        median(ratios)
+    ));
+    fields.join(", ")
+}

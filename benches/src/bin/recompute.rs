@@ -30,7 +30,8 @@ use std::time::Instant;
 use dred::Strategy;
 use dred_benches::engines::{ascent_scratch, datafrog_scratch, DredProgram};
 use dred_benches::{
-    apply, env_or, median, mixed_batch, update_facts, workloads, Changes, Workload, UPDATE_SIZES,
+    apply, env_or, median, mixed_batch, rotation_fields, update_facts, workloads, Changes,
+    Workload, UPDATE_SIZES,
 };
 
 /// A peer's from-scratch materialization, returning how many facts it derived.
@@ -131,20 +132,13 @@ fn measure(workload: &Workload, change: &Change, k: usize, repetitions: usize) {
         dred_times.push(dred);
         speedups.push(peers.into_iter().fold(f64::INFINITY, f64::min) / dred);
     }
-    let least = speedups.iter().copied().fold(f64::INFINITY, f64::min);
-    let greatest = speedups.iter().copied().fold(0.0, f64::max);
-    let fields: Vec<String> = PEERS
-        .iter()
-        .zip(peer_times)
-        .map(|((name, _), times)| format!("\"{name}_s\": {}", median(times)))
-        .collect();
+    let names = PEERS.iter().map(|(name, _)| *name);
     println!(
-        "{{\"workload\": {:?}, \"change\": \"{}\", \"k\": {k}, \"derived\": {}, {}, \"dred\": {}, \"speedup\": {}, \"least\": {least}, \"greatest\": {greatest}}}",
+        "{{\"workload\": {:?}, \"change\": \"{}\", \"k\": {k}, \"derived\": {}, \"dred\": {}, {}}}",
         workload.name,
         change.name,
         derived.unwrap_or(0),
-        fields.join(", "),
         median(dred_times),
-        median(speedups)
+        rotation_fields(names.zip(peer_times), "speedup", speedups)
     );
 }

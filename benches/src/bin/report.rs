@@ -914,6 +914,18 @@ fn query_section(
     );
 }
 
+/// A JSON line's field `field`, in seconds, as a cell (`–` if missing).
+fn time_field(line: &serde_json::Value, field: &str) -> String {
+    line[field].as_f64().map_or_else(|| "–".into(), seconds)
+}
+
+/// A JSON line's ratio `field` as a cell (`–` if missing).
+fn ratio_field(line: &serde_json::Value, field: &str) -> String {
+    line[field]
+        .as_f64()
+        .map_or_else(|| "–".into(), |r| format!("{r:.2}×"))
+}
+
 /// From scratch with the engines in rotation (`src/bin/rotation.rs`), if it ran.
 fn rotation_section(out: &mut String, rotation: &BTreeMap<String, serde_json::Value>) {
     if rotation.is_empty() {
@@ -938,12 +950,8 @@ fn rotation_section(out: &mut String, rotation: &BTreeMap<String, serde_json::Va
             continue;
         };
         let workload = workload.name;
-        let time = |field: &str| value[field].as_f64().map_or_else(|| "–".into(), seconds);
-        let ratio = |field: &str| {
-            value[field]
-                .as_f64()
-                .map_or_else(|| "–".into(), |r| format!("{r:.2}×"))
-        };
+        let time = |field: &str| time_field(value, field);
+        let ratio = |field: &str| ratio_field(value, field);
         let _ = writeln!(
             out,
             "| {workload} | {} | {} | {} | {} | {} | {} – {} |",
@@ -982,12 +990,8 @@ fn updates_in_rotation_section(out: &mut String, rows: &[serde_json::Value]) {
     );
     let _ = writeln!(out, "|---|---|---:|---:|---:|---:|---:|---:|");
     for row in rows {
-        let time = |field: &str| row[field].as_f64().map_or_else(|| "–".into(), seconds);
-        let ratio = |field: &str| {
-            row[field]
-                .as_f64()
-                .map_or_else(|| "–".into(), |r| format!("{r:.2}×"))
-        };
+        let time = |field: &str| time_field(row, field);
+        let ratio = |field: &str| ratio_field(row, field);
         let _ = writeln!(
             out,
             "| {} | {} | {} | {} | {} | {} | {} | {} – {} |",

@@ -14,7 +14,7 @@
 use std::time::Instant;
 
 use dred_benches::engines::{ascent_scratch, datafrog_scratch, DredProgram};
-use dred_benches::{env_or, median, workloads, Workload};
+use dred_benches::{env_or, rotation_fields, workloads, Workload};
 
 /// An engine's from-scratch materialization, returning how many facts it derived.
 type Scratch = fn(&Workload) -> usize;
@@ -64,18 +64,11 @@ fn main() {
                 times[engine].push(time);
             }
         }
-        let least = ratios.iter().copied().fold(f64::INFINITY, f64::min);
-        let greatest = ratios.iter().copied().fold(0.0, f64::max);
-        let fields: Vec<String> = ENGINES
-            .iter()
-            .zip(times)
-            .map(|((name, _), times)| format!("\"{name}_s\": {}", median(times)))
-            .collect();
+        let names = ENGINES.iter().map(|(name, _)| *name);
         println!(
-            "{{\"workload\": {:?}, \"rounds\": {rounds}, {}, \"ratio\": {}, \"least\": {least}, \"greatest\": {greatest}}}",
+            "{{\"workload\": {:?}, \"rounds\": {rounds}, {}}}",
             workload.name,
-            fields.join(", "),
-            median(ratios)
+            rotation_fields(names.zip(times), "ratio", ratios)
         );
     }
 }
