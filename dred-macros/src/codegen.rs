@@ -6,7 +6,7 @@ use quote::{format_ident, quote};
 use syn::{Ident, Index};
 
 use crate::ir::{self, TypeClass};
-use crate::plan::{Access, ColumnUse, HeadFirst, Join, Plan, Step};
+use crate::plan::{Access, ColumnUse, HeadFirst, Join, Plan, ScanInstead, Step};
 
 /// The most indexes a tuple of the runtime's `IndexSet` impls holds.
 const INDEX_TUPLE: usize = 12;
@@ -154,6 +154,11 @@ impl<'a> Context<'a> {
                         const STAMPED: bool = true;
                     )
                 });
+                let lazy = (!self.plan.eager[r][index]).then(|| {
+                    quote!(
+                        const EAGER: bool = false;
+                    )
+                });
                 let relation = self.relation(r);
                 let (ty, layout) = (self.ty(relation), self.layout_name(r, index));
                 let key_columns = &self.plan.indexes[r][index];
@@ -202,6 +207,7 @@ impl<'a> Context<'a> {
                             #row
                         }
                         #stamps
+                        #lazy
                     }
                 }
             })
@@ -887,7 +893,7 @@ impl<'a> Context<'a> {
 
         let fire = (!rule.body.is_empty()).then(|| {
             let fire = format_ident!("fire_rule_{}", index);
-            let variants = plan.deltas.iter().zip(&plan.head_first).map(|(join, head_first)| {
+            let variants = plan.deltas.iter().zip(&plan.head_first).zip(&plan.scans).map(|((join, head_first), scan)| {
                 let position = join.delta.expect("a delta join has a delta atom");
                 let delta_relation = &self.relation(rule.body[position].relation).name;
                 let emit = self.head_emit(rule, join);
@@ -896,6 +902,19 @@ impl<'a> Context<'a> {
                     &pending,
                     self.join_code(rule, join, &emit.emit(&pending), Mode::Live),
                 );
+                if let Some(scan) = scan {
+                    let choice = self.scan_choice(scan, delta_relation);
+                    let emit = self.head_emit(rule, &scan.join);
+                    let scan_body = emit.around(
+                        &pending,
+                        self.join_code(rule, &scan.join, &emit.emit(&pending), Mode::Live),
+                    );
+                    return quote! {
+                        if !delta.#delta_relation.is_empty() {
+                            if #choice { #scan_body } else { #body }
+                        }
+                    };
+                }
                 let Some(head_first) = head_first else {
                     return quote! {
                         if !delta.#delta_relation.is_empty() { #body }
@@ -932,9 +951,11 @@ impl<'a> Context<'a> {
                 }
             });
             // Whether a probe may leave out the delta's own facts (see `join_code`).
+            let scans = plan.scans.iter().flatten().map(|scan| &scan.join);
             let before_latest = plan
                 .deltas
                 .iter()
+                .chain(scans)
                 .any(|join| join.steps.iter().any(|step| walks_before_delta(join, step)))
                 .then(|| quote!(let before_latest = admit.delta_is_latest_batch();));
             quote! {
@@ -1057,6 +1078,28 @@ impl<'a> Context<'a> {
     }
 
     /// What the fire join `join` of `rule` does with each head it finds.
+    /// Whether a delta of `delta_relation` takes `scan`'s join: while the indexes it
+    /// spares are unbuilt, and scanning costs less than building them.
+    fn scan_choice(&self, scan: &ScanInstead, delta_relation: &Ident) -> TokenStream {
+        let scanned = &self.relation(scan.scanned).name;
+        let built = scan.spared.iter().map(|&(r, index)| {
+            let name = &self.relation(r).name;
+            let path = self.index_path(r, index);
+            quote!(self.#name.index_is_built(#path))
+        });
+        let mut spared_relations: Vec<usize> = scan.spared.iter().map(|&(r, _)| r).collect();
+        spared_relations.sort_unstable();
+        spared_relations.dedup();
+        let sizes = spared_relations.iter().map(|&r| {
+            let name = &self.relation(r).name;
+            quote!(self.#name.len())
+        });
+        quote! {
+            !(false #(|| #built)*)
+                && delta.#delta_relation.len().saturating_mul(self.#scanned.len()) <= 0 #(+ #sizes)*
+        }
+    }
+
     fn head_emit(&self, rule: &ir::Rule, join: &Join) -> HeadEmit {
         // The stamps the instance's other derived facts had before this round's raises: a
         // head no older than one of them never counted on the instance.

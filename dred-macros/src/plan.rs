@@ -7,6 +7,9 @@ use crate::ir;
 pub struct Plan {
     /// Per relation, the key columns of each of its indexes (index id = position).
     pub indexes: Vec<Vec<Vec<usize>>>,
+    /// Per relation, per index: whether a materialization builds it when no join has (see
+    /// [`ScanInstead`]).
+    pub eager: Vec<Vec<bool>>,
     /// Per rule, in rule order.
     pub rules: Vec<RulePlan>,
 }
@@ -14,6 +17,8 @@ pub struct Plan {
 pub struct RulePlan {
     /// One join per body atom: that atom matched against the delta.
     pub deltas: Vec<Join>,
+    /// Per body atom, the join that may stand in for its delta join (see [`ScanInstead`]).
+    pub scans: Vec<Option<ScanInstead>>,
     /// Per body atom, the join a loss of support may run instead (see [`HeadFirst`]).
     pub head_first: Vec<Option<HeadFirst>>,
     /// The join that checks whether a given head is derivable (head variables bound).
@@ -43,6 +48,22 @@ pub struct HeadFirst {
 impl HeadFirst {
     /// The step of `join` that matches the head.
     pub const HEAD_STEP: usize = 1;
+}
+
+/// A delta join from an input atom that spares a derived relation's indexes: the delta
+/// fact, then the other input atoms (one of them scanned), then the derived atoms, each by
+/// then a membership test. Same-generation's `Sg(x, y) <- Par(x, a), Sg(a, b), Par(y, b)`
+/// from a delta `Par(x, a)`: every `Par(y, b)`, then `Sg(a, b)`, where the delta join
+/// walks `Sg(a, _)`. Those indexes serve no other join, so a materialization leaves them
+/// unbuilt (its first round, the only one with input deltas, meets `Sg` empty); an update
+/// scans while that costs less than building them: `|delta| × |scanned| ≤` the derived
+/// relations' facts.
+pub struct ScanInstead {
+    pub join: Join,
+    /// The input relation the join scans, once per delta fact.
+    pub scanned: usize,
+    /// The indexes of derived relations the delta join probes, as (relation, index).
+    pub spared: Vec<(usize, usize)>,
 }
 
 pub struct Step {
@@ -90,7 +111,7 @@ pub fn plan(program: &ir::Program) -> Plan {
                 inputs: &inputs,
                 indexes: &mut indexes,
             };
-            let deltas = (0..rule.body.len())
+            let deltas: Vec<Join> = (0..rule.body.len())
                 .map(|position| planner.join(Some(position), vec![false; rule.vars.len()]))
                 .collect();
             let mut head_bound = vec![false; rule.vars.len()];
@@ -100,8 +121,13 @@ pub fn plan(program: &ir::Program) -> Plan {
                 }
             }
             let derive = planner.join(None, head_bound);
+            let scans = deltas
+                .iter()
+                .map(|join| scan_instead(rule, join, &occurrences, &inputs, planner.indexes))
+                .collect();
             RulePlan {
                 deltas,
+                scans,
                 head_first: Vec::new(),
                 derive,
             }
@@ -114,7 +140,145 @@ pub fn plan(program: &ir::Program) -> Plan {
             .map(|position| head_first(rule, position, &inputs, &indexes))
             .collect();
     }
-    Plan { indexes, rules }
+    let eager = spare_indexes(program, &mut rules, &inputs, &indexes);
+    Plan {
+        indexes,
+        eager,
+        rules,
+    }
+}
+
+/// The index sets a materialization builds: every index but those of derived relations
+/// that only delta joins with a [`ScanInstead`] probe. A scan that would spare an index
+/// some other join needs anyway is dropped, and its join's probes then count as needs.
+fn spare_indexes(
+    program: &ir::Program,
+    rules: &mut [RulePlan],
+    inputs: &[bool],
+    indexes: &[Vec<Vec<usize>>],
+) -> Vec<Vec<bool>> {
+    loop {
+        let mut eager: Vec<Vec<bool>> = indexes
+            .iter()
+            .zip(inputs)
+            .map(|(keys, &input)| vec![input; keys.len()])
+            .collect();
+        for (rule, plan) in program.rules.iter().zip(rules.iter()) {
+            let head_first = plan.head_first.iter().flatten().map(|h| &h.join);
+            let scans = plan.scans.iter().flatten().map(|s| &s.join);
+            let unspared = plan
+                .deltas
+                .iter()
+                .zip(&plan.scans)
+                .filter(|(_, scan)| scan.is_none())
+                .map(|(join, _)| join);
+            let needing = unspared
+                .chain(head_first)
+                .chain(scans)
+                .chain(std::iter::once(&plan.derive));
+            for join in needing {
+                for (relation, index) in probes(rule, join) {
+                    eager[relation][index] = true;
+                }
+            }
+        }
+        let mut dropped = false;
+        for plan in rules.iter_mut() {
+            for scan in &mut plan.scans {
+                if scan
+                    .as_ref()
+                    .is_some_and(|s| s.spared.iter().any(|&(r, i)| eager[r][i]))
+                {
+                    *scan = None;
+                    dropped = true;
+                }
+            }
+        }
+        if !dropped {
+            return eager;
+        }
+    }
+}
+
+/// The (relation, index) pairs a join of `rule` probes (a head-first join's head step
+/// included: body atom `rule.body.len()`).
+fn probes<'a>(rule: &'a ir::Rule, join: &'a Join) -> impl Iterator<Item = (usize, usize)> + 'a {
+    join.steps.iter().filter_map(|step| match step.access {
+        Access::Probe { index, .. } => Some((relation_of(rule, step), index)),
+        _ => None,
+    })
+}
+
+/// The relation `step` of a join of `rule` matches.
+fn relation_of(rule: &ir::Rule, step: &Step) -> usize {
+    rule.body.get(step.atom).unwrap_or(&rule.head).relation
+}
+
+/// The [`ScanInstead`] of `delta_join`, when one applies: its delta atom is an input's, it
+/// probes a derived relation's index, and ordering the input atoms first leaves exactly
+/// one of them scanned and every derived atom fully known.
+fn scan_instead(
+    rule: &ir::Rule,
+    delta_join: &Join,
+    occurrences: &[usize],
+    inputs: &[bool],
+    indexes: &mut Vec<Vec<Vec<usize>>>,
+) -> Option<ScanInstead> {
+    let position = delta_join.delta?;
+    if !inputs[rule.body[position].relation] {
+        return None;
+    }
+    let spared: Vec<(usize, usize)> = probes(rule, delta_join)
+        .filter(|&(relation, _)| !inputs[relation])
+        .collect();
+    if spared.is_empty() {
+        return None;
+    }
+    // Planned against a copy: a scan that does not apply adds no index.
+    let mut planned = indexes.clone();
+    let mut planner = JoinPlanner {
+        rule,
+        occurrences,
+        inputs,
+        indexes: &mut planned,
+    };
+    let mut bound = vec![false; rule.vars.len()];
+    let mut steps = vec![planner.step(position, true, &mut bound)];
+    let (input_atoms, derived_atoms): (Vec<usize>, Vec<usize>) = (0..rule.body.len())
+        .filter(|&p| p != position)
+        .partition(|&p| inputs[rule.body[p].relation]);
+    let derived_first: Vec<usize> = [&[position][..], &derived_atoms].concat();
+    let input_first: Vec<usize> = [&[position][..], &input_atoms].concat();
+    steps.extend(planner.join_rest(&derived_first, bound.clone()));
+    for step in &steps[1..] {
+        for column in &step.columns {
+            if let ColumnUse::Bind(v) = column {
+                bound[*v] = true;
+            }
+        }
+    }
+    steps.extend(planner.join_rest(&input_first, bound));
+    let scanned: Vec<usize> = steps
+        .iter()
+        .filter(|s| matches!(s.access, Access::Scan))
+        .map(|s| relation_of(rule, s))
+        .collect();
+    let derived_known = steps
+        .iter()
+        .filter(|s| !inputs[relation_of(rule, s)])
+        .all(|s| matches!(s.access, Access::Contains));
+    if scanned.len() != 1 || !derived_known {
+        return None;
+    }
+    *indexes = planned;
+    Some(ScanInstead {
+        join: Join {
+            delta: Some(position),
+            steps,
+        },
+        scanned: scanned[0],
+        spared,
+    })
 }
 
 /// The head-first join from body atom `position`, when one applies: the delta atom is of
@@ -312,6 +476,94 @@ pub(crate) mod tests {
                 atoms.filter_map(|(p, h)| h.as_ref().map(|_| p)).collect()
             })
             .collect()
+    }
+
+    /// Per rule, the body atoms whose delta join may scan instead, with the relation each
+    /// scans.
+    fn scans(plan: &Plan) -> Vec<Vec<(usize, usize)>> {
+        let of_rule = |rule: &RulePlan| {
+            let atoms = rule.scans.iter().enumerate();
+            atoms
+                .filter_map(|(p, s)| s.as_ref().map(|s| (p, s.scanned)))
+                .collect()
+        };
+        plan.rules.iter().map(of_rule).collect()
+    }
+
+    #[test]
+    fn input_deltas_scan_instead_of_probing_indexes_no_other_join_needs() {
+        // Same-generation: a delta `Par` fact scans the other `Par` atom, then tests `Sg`;
+        // both of `Sg`'s indexes serve only those joins, so neither is built eagerly.
+        let plan = plan_of(quote! {
+            struct SameGeneration;
+            @input struct Par(u32, u32);
+            struct Sg(u32, u32);
+            Sg(x, y) <- Par(x, p), Par(y, p);
+            Sg(x, y) <- Par(x, a), Sg(a, b), Par(y, b);
+        });
+        assert_eq!(scans(&plan), [vec![], vec![(0, 0), (2, 0)]]);
+        assert_eq!(plan.eager, [vec![true, true], vec![false, false]]);
+        let scan = plan.rules[1].scans[0]
+            .as_ref()
+            .expect("a scan from Par(x, a)");
+        let accesses: Vec<_> = scan
+            .join
+            .steps
+            .iter()
+            .map(|s| (s.atom, access_name(&s.access)))
+            .collect();
+        assert_eq!(accesses, [(0, "delta"), (2, "scan"), (1, "contains")]);
+        // Linear closure: no other input atom to scan, so `R`'s index is built.
+        let plan = plan_of(linear_closure());
+        assert_eq!(scans(&plan), [vec![], vec![]]);
+        assert_eq!(plan.eager[1], [true]);
+        // A scan that would spare an index another join probes is dropped: `Sg(a, _)` is
+        // also probed from a delta `Mark` fact here.
+        let plan = plan_of(quote! {
+            struct Shared;
+            @input struct Par(u32, u32);
+            struct Sg(u32, u32);
+            struct Mark(u32);
+            struct Up(u32);
+            Sg(x, y) <- Par(x, p), Par(y, p);
+            Sg(x, y) <- Par(x, a), Sg(a, b), Par(y, b);
+            Mark(a) <- Par(a, a);
+            Up(a) <- Mark(a), Sg(a, b);
+        });
+        assert_eq!(scans(&plan)[1], [(2, 0)]);
+        assert_eq!(plan.eager[1].iter().filter(|&&e| !e).count(), 1);
+        // No scan where the derived atom is still not fully known after the inputs...
+        let plan = plan_of(quote! {
+            struct Partial;
+            @input struct A(u32);
+            @input struct B(u32, u32);
+            struct D(u32, u32);
+            D(x, y) <- B(x, y);
+            D(x, z) <- A(x), D(x, y), B(z, w), A(w);
+        });
+        assert_eq!(scans(&plan)[1], []);
+        // ... nor where it would scan two input relations, a product.
+        let plan = plan_of(quote! {
+            struct Product;
+            @input struct A(u32);
+            @input struct B(u32);
+            @input struct T(u32, u32, u32);
+            struct D(u32, u32, u32);
+            struct H(u32);
+            D(x, y, z) <- T(x, y, z);
+            H(x) <- A(x), B(y), B(z), D(x, y, z);
+        });
+        assert_eq!(scans(&plan)[1], []);
+        assert!(plan.eager[3].iter().all(|&eager| eager));
+    }
+
+    fn access_name(access: &Access) -> &'static str {
+        match access {
+            Access::Delta => "delta",
+            Access::Contains => "contains",
+            Access::Probe { .. } => "probe",
+            Access::Scan => "scan",
+        }
     }
 
     #[test]
