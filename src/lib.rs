@@ -125,6 +125,13 @@
 //!   indexes chosen at compile time and shared between rules, each built when first
 //!   probed while its relation holds facts, the rest when a materialization ends, so that
 //!   a materialization does not keep in step an index only its first round asks for;
+//!   where a delta input fact's join probes a derived relation's index that no other join
+//!   needs, and scanning one other input relation leaves the derived atoms fully known,
+//!   the join has a second plan (that scan, then membership tests), taken while the index
+//!   is unbuilt and |delta| × |scanned| is at most the derived relation's facts, so that
+//!   a materialization leaves the index unbuilt and only a large update builds it
+//!   (same-generation's two indexes on `Sg`: from scratch 37% fewer instructions, its
+//!   tables 37.8 → 26.5 MiB);
 //!   where a later step walks a derived relation, the delta is grouped by the values the
 //!   later steps read, so that walk runs once per group (sorted 2^14 facts at a time, so
 //!   that the sorted copy stays small beside a materialization's largest round, its
