@@ -1077,7 +1077,6 @@ impl<'a> Context<'a> {
         }
     }
 
-    /// What the fire join `join` of `rule` does with each head it finds.
     /// Whether a delta of `delta_relation` takes `scan`'s join: while the indexes it
     /// spares are unbuilt, and scanning costs less than building them.
     fn scan_choice(&self, scan: &ScanInstead, delta_relation: &Ident) -> TokenStream {
@@ -1100,6 +1099,7 @@ impl<'a> Context<'a> {
         }
     }
 
+    /// What the fire join `join` of `rule` does with each head it finds.
     fn head_emit(&self, rule: &ir::Rule, join: &Join) -> HeadEmit {
         // The stamps the instance's other derived facts had before this round's raises: a
         // head no older than one of them never counted on the instance.

@@ -244,20 +244,19 @@ fn scan_instead(
     };
     let mut bound = vec![false; rule.vars.len()];
     let mut steps = vec![planner.step(position, true, &mut bound)];
+    // The input atoms, then the derived ones: each call plans the atoms not yet done.
     let (input_atoms, derived_atoms): (Vec<usize>, Vec<usize>) = (0..rule.body.len())
         .filter(|&p| p != position)
         .partition(|&p| inputs[rule.body[p].relation]);
-    let derived_first: Vec<usize> = [&[position][..], &derived_atoms].concat();
-    let input_first: Vec<usize> = [&[position][..], &input_atoms].concat();
-    steps.extend(planner.join_rest(&derived_first, bound.clone()));
-    for step in &steps[1..] {
-        for column in &step.columns {
-            if let ColumnUse::Bind(v) = column {
-                bound[*v] = true;
-            }
+    let all_but_inputs = [&[position][..], &derived_atoms].concat();
+    steps.extend(planner.join_rest(&all_but_inputs, bound.clone()));
+    for column in steps[1..].iter().flat_map(|step| &step.columns) {
+        if let ColumnUse::Bind(v) = column {
+            bound[*v] = true;
         }
     }
-    steps.extend(planner.join_rest(&input_first, bound));
+    let all_but_derived = [&[position][..], &input_atoms].concat();
+    steps.extend(planner.join_rest(&all_but_derived, bound));
     let scanned: Vec<usize> = steps
         .iter()
         .filter(|s| matches!(s.access, Access::Scan))

@@ -819,7 +819,7 @@ const RETIRE_BATCH: usize = 32;
 /// [`Relation::finish_materialization`]). `dead` holds *retired* facts
 /// ([`Relation::retire_all`]): gone, but left in the indexes (a bucket costs a pass to
 /// update, and most retired facts come back), so a probe may return them and joins ask
-/// [`Relation::live`]. Inserting a retired fact revives it; once retired
+/// [`Relation::live`]; while no index is built, a retired fact just goes. Inserting a retired fact revives it; once retired
 /// facts pass an eighth of the relation, [`Relation::settle`] takes them out of the
 /// indexes, so they never cost more than that in memory. A built index that keeps stamps
 /// ([`IndexLayout::STAMPED`]) has each held fact's stamp beside its row, and [`RETIRED`]
