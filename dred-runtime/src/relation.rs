@@ -1483,6 +1483,7 @@ mod tests {
         for i in 0..200 {
             rel.insert((i % 7, i), 1);
         }
+        rel.finish_materialization();
         // Three and a bit batches of facts, every third of them not held.
         let gone: FactSet<(u32, u32)> = (0..3 * RETIRE_BATCH as u32 + 5)
             .map(|i| if i % 3 == 0 { (99, i) } else { (i % 7, i) })
@@ -1538,6 +1539,22 @@ mod tests {
     }
 
     #[test]
+    fn without_a_built_index_retired_facts_just_go() {
+        let mut rel = pairs();
+        for i in 0..16 {
+            rel.insert((1, i), 1);
+        }
+        rel.retire_all(&batch(&[(1, 0), (1, 1)]));
+        assert_eq!((rel.len(), rel.retired()), (14, 0));
+        // An index built afterwards holds the held facts only, and a re-inserted fact
+        // comes back as new.
+        assert_eq!(probe(&rel, 1).len(), 14);
+        assert!(rel.insert((1, 0), 5));
+        assert_eq!(probe(&rel, 1).len(), 15);
+        assert_eq!(rel.stamp(&(1, 0)), Some(5));
+    }
+
+    #[test]
     fn relations_can_be_shared_between_threads() {
         fn shared<S: Send + Sync>() {}
         shared::<Relation<(u32, u32)>>();
@@ -1549,6 +1566,7 @@ mod tests {
         for i in 0..16 {
             rel.insert((1, i), 1);
         }
+        rel.finish_materialization();
         let gone: FactSet<(u32, u32)> = [(1, 0), (1, 1)].into_iter().collect();
         rel.retire_all(&gone);
         assert_eq!((rel.len(), rel.retired()), (14, 2));
