@@ -819,9 +819,10 @@ const RETIRE_BATCH: usize = 32;
 /// [`Relation::finish_materialization`]). `dead` holds *retired* facts
 /// ([`Relation::retire_all`]): gone, but left in the indexes (a bucket costs a pass to
 /// update, and most retired facts come back), so a probe may return them and joins ask
-/// [`Relation::live`]; while no index is built, a retired fact just goes. Inserting a retired fact revives it; once retired
-/// facts pass an eighth of the relation, [`Relation::settle`] takes them out of the
-/// indexes, so they never cost more than that in memory. A built index that keeps stamps
+/// [`Relation::live`]; while no index is built, a retired fact just goes. Inserting a
+/// retired fact revives it; once retired facts pass an eighth of the relation,
+/// [`Relation::settle`] takes them out of the indexes, so they never cost more than that
+/// in memory. A built index that keeps stamps
 /// ([`IndexLayout::STAMPED`]) has each held fact's stamp beside its row, and [`RETIRED`]
 /// beside a retired fact's (a held fact stamped `Stamp::MAX` says it too, and is looked
 /// up). Only the methods that take `&mut self` change a relation; a fact's stamp only
@@ -1103,9 +1104,9 @@ impl<T: Tuple, I> Relation<T, I> {
 impl<T: Tuple, I: IndexSet<T>> Relation<T, I> {
     /// Ends a materialization: builds every index not built yet (see
     /// [`Relation::probe`]) that is [`IndexLayout::EAGER`], each bucket at its final size,
-    /// so that no later probe pays for it. First gives back the room of a fact table reserved far larger than what it came
-    /// to hold: a recompute reserves the old model's sizes, and a deletion can leave a
-    /// small part of it.
+    /// so that no later probe pays for it. First gives back the room of a fact table
+    /// reserved far larger than what it came to hold: a recompute reserves the old model's
+    /// sizes, and a deletion can leave a small part of it.
     pub fn finish_materialization(&mut self) {
         self.shrink_if_sparse();
         let source = IndexSource {
