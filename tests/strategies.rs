@@ -62,6 +62,21 @@ fn ground(facts: &impl FactSets) -> BTreeSet<GroundFact> {
     facts.ground().into_iter().collect()
 }
 
+/// The independent oracle's least model of `rules` over the facts of relation `input`
+/// among `held`.
+fn oracle_model(
+    rules: &[dred::runtime::RuleInfo],
+    held: &BTreeSet<GroundFact>,
+    input: &str,
+) -> BTreeSet<GroundFact> {
+    let inputs = held
+        .iter()
+        .filter(|f| f.relation == input)
+        .cloned()
+        .collect();
+    dred::runtime::oracle::least_model(rules, &inputs).expect("the oracle runs the rules")
+}
+
 #[test]
 fn alternative_proofs_keep_r_a_d_and_withdraw_the_self_supporting_cycle() {
     let mut graph = seed_graph();
@@ -468,8 +483,7 @@ mod soak {
     use std::collections::BTreeSet;
 
     use super::closure::*;
-    use super::ground;
-    use dred::runtime::oracle::least_model;
+    use super::{ground, oracle_model};
     use dred::runtime::Program;
     use dred::{Batch, Strategy, Trace};
 
@@ -527,12 +541,7 @@ mod soak {
             highest = highest.max(program.heap_bytes());
         }
         assert_eq!(ground(&program.facts()), facts, "{strategy:?}");
-        let inputs = facts
-            .iter()
-            .filter(|f| f.relation == "E")
-            .cloned()
-            .collect();
-        let oracle = least_model(Closure::RULES, &inputs).expect("the oracle runs the rules");
+        let oracle = oracle_model(Closure::RULES, &facts, "E");
         assert_eq!(facts, oracle, "{strategy:?}: the oracle's model");
         assert!(
             highest * 4 <= materialized * 5,
@@ -587,11 +596,8 @@ mod soak {
 /// update scans while `|delta| × |Par|` is at most `|Sg|`, and a larger one builds them.
 /// Every strategy keeps the oracle's model either way.
 mod spared_indexes {
-    use std::collections::BTreeSet;
-
-    use super::ground;
-    use dred::runtime::oracle::least_model;
-    use dred::runtime::{GroundFact, Program};
+    use super::{ground, oracle_model};
+    use dred::runtime::Program;
     use dred::{Batch, Strategy, Trace};
 
     dred::datalog! {
@@ -617,12 +623,7 @@ mod spared_indexes {
 
     fn assert_oracle(program: &SameGeneration, context: &str) {
         let held = ground(&program.facts());
-        let inputs: BTreeSet<GroundFact> = held
-            .iter()
-            .filter(|f| f.relation == "Par")
-            .cloned()
-            .collect();
-        let oracle = least_model(SameGeneration::RULES, &inputs).expect("the oracle runs");
+        let oracle = oracle_model(SameGeneration::RULES, &held, "Par");
         assert_eq!(held, oracle, "{context}");
     }
 
