@@ -995,7 +995,7 @@ impl<T: Tuple, I> Relation<T, I> {
         &self,
         index: impl FnOnce(&I) -> &Index<T, L>,
     ) -> bool {
-        index(&self.indexes).buckets.get().is_some()
+        index(&self.indexes).any_built()
     }
 
     /// [`Relation::probe`] without the rows added since the latest
