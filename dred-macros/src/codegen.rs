@@ -541,6 +541,7 @@ impl<'a> Context<'a> {
             .map(|r| &r.name)
             .collect();
         let input_tys = relations.iter().filter(|r| r.input).map(|r| self.ty(r));
+        let derived_names = relations.iter().filter(|r| !r.input).map(|r| &r.name);
         let index_set_tys: Vec<TokenStream> =
             (0..relations.len()).map(|r| self.index_set_ty(r)).collect();
         let infos = relations.iter().map(|r| {
@@ -813,6 +814,10 @@ impl<'a> Context<'a> {
                 }
                 fn holds(&self, fact: &#fact_enum) -> bool {
                     match #empty_deref fact { #(#fact_enum::#names(fact) => self.#names.contains(fact),)* }
+                }
+                #[allow(unused_variables)]
+                fn sample_derived(&self, per_relation: usize, out: &mut ::std::vec::Vec<#fact_enum>) {
+                    #(out.extend(self.#derived_names.iter().take(per_relation).map(|fact| #fact_enum::#derived_names(::std::clone::Clone::clone(fact))));)*
                 }
                 #[allow(unused_variables)]
                 fn instances(&self, head: &#fact_enum, visit: &mut dyn FnMut(usize, &[#fact_enum]) -> bool) -> bool {

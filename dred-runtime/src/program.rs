@@ -659,6 +659,10 @@ pub trait Program: Sized {
     fn is_input(fact: &Fact<Self>) -> bool;
     /// Whether `fact` holds.
     fn holds(&self, fact: &Fact<Self>) -> bool;
+    /// Appends to `out` up to `per_relation` facts of each derived relation, the first in
+    /// its table's order: the order of their hashes, so a sample that no pattern in the
+    /// facts' values skews.
+    fn sample_derived(&self, per_relation: usize, out: &mut Vec<Fact<Self>>);
     /// Visits the instances, over the current relations, of every rule whose head is
     /// `head`: the rule's index in [`Program::RULES`] and the body facts in source order.
     /// Stops, returning `true`, as soon as `visit` returns `true`. Meant for explanations,
@@ -788,6 +792,11 @@ pub struct Bookkeeping {
     pub scratch_nanos: u64,
     /// How many facts that materialization produced (to scale its cost to today's size).
     pub scratch_facts: usize,
+    /// Derived facts sampled after the last materialization, to tell whether they tend to
+    /// have one derivation each (see [`Strategy::Auto`](crate::Strategy::Auto)).
+    pub sampled_facts: u32,
+    /// How many of those had more than one rule instance.
+    pub sampled_multiply_derived: u32,
 }
 
 impl Bookkeeping {
