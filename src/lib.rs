@@ -195,7 +195,12 @@
 //!   `check r` (facts checked), `unsupported r` and `restamp r` lines.
 //! - [`Strategy::Recompute`] rematerializes from the input facts.
 //! - [`Strategy::Auto`] recomputes when the net deletion is more than a twentieth of the
-//!   input facts; otherwise it runs alternative proofs under a guard: the joins count the
+//!   input facts. Otherwise it runs DRed or alternative proofs, as a sample says: each
+//!   materialization (and recompute) counts, among the first 256 facts of each derived
+//!   relation in hash order, those with a second rule instance. At most one in 64, and
+//!   DRed over-deletes little that is not really gone, while alternative proofs would
+//!   check every fact before withdrawing it: Auto runs DRed; more, and it runs alternative
+//!   proofs. Either runs under a guard: the joins count the
 //!   rows they visit and consult the guard every few thousand rows, inside a round; once
 //!   an update has taken an eighth of the time the fastest materialization seen took
 //!   (scaled to today's size; a fifth of its rows if it took under 2 ms), the joins stop

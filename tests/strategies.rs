@@ -339,6 +339,7 @@ fn auto_stops_past_its_work_budget_and_recomputes() {
     // A chain 0→1→…→99 and 100 self-loops elsewhere. Deleting the middle edge is 1 input
     // fact of 199 (no recompute by share), but takes away R(x, z) for 50 × 50 pairs: a
     // quarter of the closure, each checked, past a fifth of what materializing it cost.
+    // The self-loops' R(i, i) have two derivations each, too many for DRed.
     let edges = (0..99)
         .map(|i| E(i, i + 1))
         .chain((1000..1100).map(|i| E(i, i)));
@@ -350,11 +351,96 @@ fn auto_stops_past_its_work_budget_and_recomputes() {
     );
     assert_eq!(report.strategy, Strategy::Recompute);
     let why = report.why.as_deref().expect("auto says why");
-    assert!(why.starts_with("it passed the guard"), "{why}");
+    assert!(
+        why.starts_with("alternative proofs passed the guard"),
+        "{why}"
+    );
     // 1 of 199 inputs is a tenth of the way to the twentieth that recomputes outright.
     assert!(why.ends_with("× 0.90 for the deletion's size)"), "{why}");
     assert!(program.verify().is_ok());
     assert!(!program.contains(&R(0, 99)) && program.contains(&R(0, 49)));
+
+    // Without the self-loops every fact has one derivation, Auto runs DRed, and the same
+    // guard stops it: over-deleting a quarter of the closure and looking for a proof of
+    // each costs more than a fifth of a materialization too.
+    let (mut program, _) =
+        Chain::materialize(Batch::new().insert_all((0..99).map(|i| E(i, i + 1))));
+    let report = program.update_using(
+        Batch::new().delete(E(49, 50)),
+        Strategy::Auto,
+        Trace::Counts,
+    );
+    assert_eq!(report.strategy, Strategy::Recompute);
+    let why = report.why.as_deref().expect("auto says why");
+    assert!(why.starts_with("DRed passed the guard"), "{why}");
+    assert!(program.verify().is_ok());
+    assert!(!program.contains(&R(0, 99)) && program.contains(&R(0, 49)));
+}
+
+#[test]
+fn auto_runs_dred_where_sampled_facts_have_one_derivation_each() {
+    use chain::*;
+    use dred::runtime::Program;
+    // Linear closure over a chain: R(x, z) has one instance, E(x, x + 1), R(x + 1, z).
+    let (mut program, _) =
+        Chain::materialize(Batch::new().insert_all((0..99).map(|i| E(i, i + 1))));
+    let bookkeeping = program.bookkeeping();
+    assert_eq!(
+        (
+            bookkeeping.sampled_facts,
+            bookkeeping.sampled_multiply_derived
+        ),
+        (256, 0)
+    );
+    let report = program.update_using(
+        Batch::new().delete(E(97, 98)),
+        Strategy::Auto,
+        Trace::Explained,
+    );
+    assert_eq!(report.strategy, Strategy::DRed);
+    let why = report.why.as_deref().expect("auto says why");
+    assert_eq!(
+        why,
+        "0 of 256 sampled derived facts have a second derivation: at most 1/64"
+    );
+    // R(x, 98) and R(x, 99) for x ≤ 97: over-deleted, and none rederived.
+    assert_eq!(
+        (report.overdeleted_derived.len, report.rederived()),
+        (196, 0)
+    );
+    let text = report.to_string();
+    assert!(
+        text.starts_with(&format!("strategy: DRed ({why})\nnet_delete: E(97,98)\n")),
+        "{text}"
+    );
+    assert!(text.contains("overdelete 2: "), "{text}");
+    assert!(program.verify().is_ok());
+    assert_eq!(program.relation::<R>().len(), 99 * 100 / 2 - 196);
+
+    // Shortcuts give facts a second derivation: R(x, x + 2) through either path, and
+    // everything reached past a shortcut's head. Then Auto checks for other proofs.
+    let shortcuts = (0..97).step_by(2).map(|i| E(i, i + 2));
+    let edges = (0..99).map(|i| E(i, i + 1)).chain(shortcuts);
+    let (mut program, _) = Chain::materialize(Batch::new().insert_all(edges));
+    let report = program.update_using(
+        Batch::new().delete(E(50, 51)),
+        Strategy::Auto,
+        Trace::Counts,
+    );
+    assert_eq!(report.strategy, Strategy::AltProof);
+    let why = report.why.as_deref().expect("auto says why");
+    assert!(
+        why.ends_with("have a second derivation: more than 1/64"),
+        "{why}"
+    );
+    assert!(report
+        .to_string()
+        .starts_with(&format!("strategy: alternative proofs ({why})\n")));
+    assert!(program.verify().is_ok());
+    // 50 → 52 bypasses the deleted edge, and no shortcut ends at 51: only R(x, 51) goes,
+    // for each x ≤ 50.
+    assert_eq!(report.withdrawn(), 51);
+    assert!(!program.contains(&R(0, 51)) && program.contains(&R(0, 99)));
 }
 
 /// A loss of support's joins hand on each head they emit once, with the stamp it holds.

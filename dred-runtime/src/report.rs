@@ -118,13 +118,15 @@ impl<F: FactSets> Phase<F> {
 /// With [`Strategy::AltProof`], `overdelete` holds the rounds of facts that lost their
 /// support (`unsupported r` lines; round 1 is the net deletion), `checked` the facts checked
 /// in each round (`check r`), `restamped` the facts kept by raising their stamps
-/// (`restamp r`), and rederivation restores the unsupported facts that still have a proof. With [`Strategy::Recompute`], `insert` holds the rematerialization's
-/// rounds (`recompute r`). Those reports open with a `strategy:` line.
+/// (`restamp r`), and rederivation restores the unsupported facts that still have a proof.
+/// With [`Strategy::Recompute`], `insert` holds the rematerialization's rounds
+/// (`recompute r`). Those reports open with a `strategy:` line, and so does a DRed update
+/// that [`Strategy::Auto`] chose (with its reason).
 #[derive(Debug, Clone)]
 pub struct UpdateReport<F: FactSets> {
     /// The strategy that ran ([`Strategy::Auto`] reports the one it chose).
     pub strategy: Strategy,
-    /// Why [`Strategy::Auto`] rematerialized, when it did.
+    /// Why [`Strategy::Auto`] chose the strategy that ran (`None` for any other).
     pub why: Option<String>,
     /// D⁻: input facts that held and are gone after the batch.
     pub net_delete: F,
@@ -285,8 +287,10 @@ impl<F: FactSets> fmt::Display for UpdateReport<F> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let [deletion, deleted_derived, rederive, insert] = self.labels();
         match (self.strategy, &self.why) {
-            (Strategy::DRed | Strategy::Auto, _) => {}
-            (Strategy::AltProof, _) => writeln!(f, "strategy: alternative proofs")?,
+            (Strategy::DRed | Strategy::Auto, None) => {}
+            (Strategy::DRed | Strategy::Auto, Some(why)) => writeln!(f, "strategy: DRed ({why})")?,
+            (Strategy::AltProof, None) => writeln!(f, "strategy: alternative proofs")?,
+            (Strategy::AltProof, Some(why)) => writeln!(f, "strategy: alternative proofs ({why})")?,
             (Strategy::Recompute, None) => writeln!(f, "strategy: recompute")?,
             (Strategy::Recompute, Some(why)) => writeln!(f, "strategy: recompute ({why})")?,
         }
