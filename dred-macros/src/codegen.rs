@@ -424,6 +424,12 @@ impl<'a> Context<'a> {
                 quote!(#name: self.#name.clone())
             }
         });
+        let inputs = self
+            .program
+            .relations
+            .iter()
+            .filter(|r| r.input)
+            .map(|r| &r.name);
         let sorted: Vec<&Ident> = self
             .by_name()
             .into_iter()
@@ -462,6 +468,10 @@ impl<'a> Context<'a> {
                     #(self.#names.reserve(other.#names.len() / 2);)*
                 }
                 fn derived_part(&self) -> Self { Self { #(#derived,)* } }
+                fn into_derived_part(mut self) -> Self {
+                    #(self.#inputs = ::std::default::Default::default();)*
+                    self
+                }
                 fn write_sorted(&self, out: &mut ::std::string::String) {
                     #(#rt::program::write_sorted(out, &self.#sorted);)*
                 }

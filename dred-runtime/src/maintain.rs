@@ -721,7 +721,7 @@ fn unsupport_phase<P: Program>(
     // Later rounds must be younger than every raised fact.
     let clock = &mut program.bookkeeping_mut().clock;
     *clock = (*clock).max(highest);
-    Some((gone.derived_part(), rose_twice))
+    Some((gone.into_derived_part(), rose_twice))
 }
 
 /// Rematerializes from the input facts after the batch; `why` says why [`Strategy::Auto`]
@@ -810,7 +810,7 @@ fn overdelete_phase<P: Program>(
         frontier_witnesses = next_witnesses;
     }
     program.remove_facts(&overdeleted);
-    Some(overdeleted.derived_part())
+    Some(overdeleted.into_derived_part())
 }
 
 /// Rederivation: round 1 restores the over-deleted facts derivable from the survivors

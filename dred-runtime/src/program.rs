@@ -488,6 +488,8 @@ pub trait FactSets: Default + Clone + std::fmt::Debug {
     fn reserve_half_of(&mut self, other: &Self);
     /// The facts of derived (non-input) relations only.
     fn derived_part(&self) -> Self;
+    /// The same, without copying them.
+    fn into_derived_part(self) -> Self;
     /// Appends ` R(a,b)` for each fact, relations by name and facts in order: a trace line's tail.
     fn write_sorted(&self, out: &mut String);
     /// Every fact as a [`GroundFact`], relations by name and facts in order.
