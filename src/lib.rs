@@ -200,11 +200,11 @@
 //!   relation in hash order, those with a second rule instance. At most one in 64, and
 //!   DRed over-deletes little that is not really gone, while alternative proofs would
 //!   check every fact before withdrawing it: Auto runs DRed; more, and it runs alternative
-//!   proofs. Either runs under a guard: the joins count the
-//!   rows they visit and consult the guard every few thousand rows, inside a round; once
-//!   an update has taken an eighth of the time the fastest materialization seen took
-//!   (scaled to today's size; a fifth of its rows if it took under 2 ms), the joins stop
-//!   where they are and it recomputes. The larger the deletion, the smaller that share:
+//!   proofs. Either runs under a guard: the joins count the rows they visit and consult
+//!   the guard every few thousand rows, inside a round; once an update has taken an
+//!   eighth of the time the fastest materialization seen took (scaled to today's size; a
+//!   fifth of its rows if it took under 2 ms), the joins stop where they are and it
+//!   recomputes. The larger the deletion, the smaller that share:
 //!   it falls linearly to nothing at the twentieth where Auto recomputes outright, as a
 //!   larger deletion tends to leave less to recompute. An update that gives up thus
 //!   costs at most about an eighth more than a recompute of the model it started from; more
