@@ -535,8 +535,8 @@ fn main() {
          1000-fact rows) that is much of its time. The recompute guard's bound, Auto ≤ 1.2× a \
          recompute, is measured against dred's own recompute in the next section. Counts: D⁻ (the net deletion), the true derived change, what DRed \
          over-deleted and rederived, and what the alternative-proof strategy checked, kept by \
-         raising its stamp, found unsupported and rederived. `auto` names the strategy it chose (`alt` or \
-         `recompute`) in one run outside the measurement: near its guard's time budget the \
+         raising its stamp, found unsupported and rederived. `auto` names the strategy it chose (`dred`, `alt` \
+         or `recompute`) in one run outside the measurement: near its guard's time budget the \
          choice can differ between runs, and the median mixes both. DRed runs only where it is not hopeless (see `update_sizes`), and \
          alternative proofs alone only on batches of at most {ALT_PROOF_MAX_BATCH} facts.\n"
     );
@@ -623,6 +623,7 @@ fn main() {
             };
             let chose = match auto.strategy {
                 Strategy::Recompute => "recompute",
+                Strategy::DRed => "dred",
                 _ => "alt",
             };
             if let Some(verdict) = Verdict::of_update(
