@@ -333,6 +333,17 @@ fn auto_checks_small_deletions_and_recomputes_large_ones() {
     assert_eq!(program.relation::<R>().len(), 4950 + 939);
 }
 
+/// Linear closure over `edges`, materialized, after deleting `deleted` with Auto.
+fn chain_after_auto_deletion(
+    edges: impl IntoIterator<Item = chain::E>,
+    deleted: chain::E,
+    trace: Trace,
+) -> (chain::Chain, dred::UpdateReport<chain::ChainFacts>) {
+    let (mut program, _) = chain::Chain::materialize(Batch::new().insert_all(edges));
+    let report = program.update_using(Batch::new().delete(deleted), Strategy::Auto, trace);
+    (program, report)
+}
+
 #[test]
 fn auto_stops_past_its_work_budget_and_recomputes() {
     use chain::*;
@@ -343,12 +354,7 @@ fn auto_stops_past_its_work_budget_and_recomputes() {
     let edges = (0..99)
         .map(|i| E(i, i + 1))
         .chain((1000..1100).map(|i| E(i, i)));
-    let (mut program, _) = Chain::materialize(Batch::new().insert_all(edges));
-    let report = program.update_using(
-        Batch::new().delete(E(49, 50)),
-        Strategy::Auto,
-        Trace::Counts,
-    );
+    let (program, report) = chain_after_auto_deletion(edges, E(49, 50), Trace::Counts);
     assert_eq!(report.strategy, Strategy::Recompute);
     let why = report.why.as_deref().expect("auto says why");
     assert!(
@@ -363,13 +369,8 @@ fn auto_stops_past_its_work_budget_and_recomputes() {
     // Without the self-loops every fact has one derivation, Auto runs DRed, and the same
     // guard stops it: over-deleting a quarter of the closure and looking for a proof of
     // each costs more than a fifth of a materialization too.
-    let (mut program, _) =
-        Chain::materialize(Batch::new().insert_all((0..99).map(|i| E(i, i + 1))));
-    let report = program.update_using(
-        Batch::new().delete(E(49, 50)),
-        Strategy::Auto,
-        Trace::Counts,
-    );
+    let edges = (0..99).map(|i| E(i, i + 1));
+    let (program, report) = chain_after_auto_deletion(edges, E(49, 50), Trace::Counts);
     assert_eq!(report.strategy, Strategy::Recompute);
     let why = report.why.as_deref().expect("auto says why");
     assert!(why.starts_with("DRed passed the guard"), "{why}");
@@ -382,8 +383,8 @@ fn auto_runs_dred_where_sampled_facts_have_one_derivation_each() {
     use chain::*;
     use dred::runtime::Program;
     // Linear closure over a chain: R(x, z) has one instance, E(x, x + 1), R(x + 1, z).
-    let (mut program, _) =
-        Chain::materialize(Batch::new().insert_all((0..99).map(|i| E(i, i + 1))));
+    let edges = (0..99).map(|i| E(i, i + 1));
+    let (program, report) = chain_after_auto_deletion(edges, E(97, 98), Trace::Explained);
     let bookkeeping = program.bookkeeping();
     assert_eq!(
         (
@@ -391,11 +392,6 @@ fn auto_runs_dred_where_sampled_facts_have_one_derivation_each() {
             bookkeeping.sampled_multiply_derived
         ),
         (256, 0)
-    );
-    let report = program.update_using(
-        Batch::new().delete(E(97, 98)),
-        Strategy::Auto,
-        Trace::Explained,
     );
     assert_eq!(report.strategy, Strategy::DRed);
     let why = report.why.as_deref().expect("auto says why");
@@ -421,12 +417,7 @@ fn auto_runs_dred_where_sampled_facts_have_one_derivation_each() {
     // everything reached past a shortcut's head. Then Auto checks for other proofs.
     let shortcuts = (0..97).step_by(2).map(|i| E(i, i + 2));
     let edges = (0..99).map(|i| E(i, i + 1)).chain(shortcuts);
-    let (mut program, _) = Chain::materialize(Batch::new().insert_all(edges));
-    let report = program.update_using(
-        Batch::new().delete(E(50, 51)),
-        Strategy::Auto,
-        Trace::Counts,
-    );
+    let (program, report) = chain_after_auto_deletion(edges, E(50, 51), Trace::Counts);
     assert_eq!(report.strategy, Strategy::AltProof);
     let why = report.why.as_deref().expect("auto says why");
     assert!(
