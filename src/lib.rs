@@ -197,7 +197,9 @@
 //! - [`Strategy::Auto`] recomputes when the net deletion is more than a twentieth of the
 //!   input facts. Otherwise it runs DRed or alternative proofs, as a sample says: each
 //!   materialization (and recompute) counts, among the first 256 facts of each derived
-//!   relation in hash order, those with a second rule instance. At most one in 64, and
+//!   relation in hash order, those with a second rule instance, and so does an update
+//!   once updates since the last sample have changed an eighth of the input facts or of
+//!   the derived ones ([`DerivationSample`](runtime::DerivationSample)). At most one in 64, and
 //!   DRed over-deletes little that is not really gone, while alternative proofs would
 //!   check every fact before withdrawing it: Auto runs DRed; more, and it runs alternative
 //!   proofs. Either runs under a guard: the joins count the rows they visit and consult

@@ -385,14 +385,8 @@ fn auto_runs_dred_where_sampled_facts_have_one_derivation_each() {
     // Linear closure over a chain: R(x, z) has one instance, E(x, x + 1), R(x + 1, z).
     let edges = (0..99).map(|i| E(i, i + 1));
     let (program, report) = chain_after_auto_deletion(edges, E(97, 98), Trace::Explained);
-    let bookkeeping = program.bookkeeping();
-    assert_eq!(
-        (
-            bookkeeping.sampled_facts,
-            bookkeeping.sampled_multiply_derived
-        ),
-        (256, 0)
-    );
+    let sample = program.bookkeeping().sample;
+    assert_eq!((sample.facts, sample.multiply_derived), (256, 0));
     assert_eq!(report.strategy, Strategy::DRed);
     let why = report.why.as_deref().expect("auto says why");
     assert_eq!(
@@ -432,6 +426,50 @@ fn auto_runs_dred_where_sampled_facts_have_one_derivation_each() {
     // for each x ≤ 50.
     assert_eq!(report.withdrawn(), 51);
     assert!(!program.contains(&R(0, 51)) && program.contains(&R(0, 99)));
+}
+
+#[test]
+fn auto_samples_derivations_again_once_updates_change_an_eighth_of_the_inputs() {
+    use chain::*;
+    use dred::runtime::Program;
+    let sampled = |program: &Chain| {
+        let sample = program.bookkeeping().sample;
+        (sample.facts, sample.multiply_derived, sample.inputs_changed)
+    };
+    // A chain: every fact has one derivation.
+    let edges = (0..99).map(|i| E(i, i + 1));
+    let (mut program, _) = Chain::materialize(Batch::new().insert_all(edges));
+    assert_eq!(sampled(&program), (256, 0, 0));
+    // A shortcut adds no fact, but gives R(0, z) a second derivation for every z ≥ 3. One
+    // input changed of 100 is not enough for a new sample.
+    let report = program.update_using(Batch::new().insert(E(0, 2)), Strategy::Auto, Trace::Counts);
+    assert_eq!(report.insert.total(), 1);
+    assert_eq!(sampled(&program), (256, 0, 1));
+    // 48 more: 49 of 148 inputs changed, more than an eighth. The new sample finds facts
+    // with two derivations (R(x, z) for every even x and z ≥ x + 3: about half of them),
+    // and Auto checks for other proofs where it would have over-deleted.
+    let shortcuts = (2..97).step_by(2).map(|i| E(i, i + 2));
+    program.update_using(
+        Batch::new().insert_all(shortcuts),
+        Strategy::Auto,
+        Trace::Counts,
+    );
+    let (facts, multiply_derived, inputs_changed) = sampled(&program);
+    assert_eq!((facts, inputs_changed), (256, 0));
+    assert!(
+        multiply_derived * 64 > facts,
+        "{multiply_derived} of {facts}"
+    );
+    let report = program.update_using(
+        Batch::new().delete(E(50, 51)),
+        Strategy::Auto,
+        Trace::Counts,
+    );
+    assert_eq!(report.strategy, Strategy::AltProof);
+    let why = report.why.as_deref().expect("auto says why");
+    assert!(why.ends_with("more than 1/64"), "{why}");
+    assert_eq!(report.withdrawn(), 51);
+    assert!(program.verify().is_ok());
 }
 
 /// A loss of support's joins hand on each head they emit once, with the stamp it holds.

@@ -24,8 +24,8 @@ pub mod text;
 pub use explain::{Explainer, Justification, NotDerived, Proof};
 pub use maintain::{Batch, Mismatch, Strategy};
 pub use program::{
-    Admit, AtomInfo, Bookkeeping, Fact, FactSets, HasRelation, InputFact, Program, Record,
-    RelationInfo, RuleInfo, TermInfo, Work,
+    Admit, AtomInfo, Bookkeeping, DerivationSample, Fact, FactSets, HasRelation, InputFact,
+    Program, Record, RelationInfo, RuleInfo, TermInfo, Work,
 };
 pub use relation::{
     key_hash, key_runs, FactSet, Index, IndexLayout, IndexSet, IndexSource, KeyRuns, Relation,

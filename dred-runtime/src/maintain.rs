@@ -7,7 +7,9 @@
 
 use std::time::{Duration, Instant};
 
-use crate::program::{Admit, Bookkeeping, Fact, FactSets, InputFact, Program, Work};
+use crate::program::{
+    Admit, Bookkeeping, DerivationSample, Fact, FactSets, InputFact, Program, Work,
+};
 use crate::relation::Stamp;
 use crate::report::{Phase, Round, Trace, UpdateReport, Witness};
 use crate::text::{FieldError, GroundFact, TextError};
@@ -175,9 +177,11 @@ fn sample_derivations<P: Program>(program: &mut P) {
             })
         })
         .count();
-    let bookkeeping = program.bookkeeping_mut();
-    bookkeeping.sampled_facts = sample.len() as u32;
-    bookkeeping.sampled_multiply_derived = multiply_derived as u32;
+    program.bookkeeping_mut().sample = DerivationSample {
+        facts: sample.len() as u32,
+        multiply_derived: multiply_derived as u32,
+        ..DerivationSample::default()
+    };
 }
 
 /// How an update withdraws what a deletion took away. Every strategy leaves exactly the
@@ -197,7 +201,8 @@ pub enum Strategy {
     Recompute,
     /// Per update: [`Strategy::Recompute`] when the net deletion is a large share of the
     /// input facts; otherwise [`Strategy::DRed`] when nearly every derived fact has one
-    /// derivation (a sample taken at materialization says so: then DRed over-deletes
+    /// derivation (a sample says so, taken at materialization and again once updates have
+    /// changed an eighth of the model, see [`DerivationSample`]: then DRed over-deletes
     /// little more than is really gone, and alternative proofs would check every fact they
     /// then withdraw), else [`Strategy::AltProof`]. Either is guarded: once it has cost
     /// more than a fraction of what rematerializing would, its joins stop where they are
@@ -216,8 +221,8 @@ const MULTIPLY_DERIVED_SHARE: u32 = 64;
 /// The incremental strategy [`Strategy::Auto`] runs, and why.
 fn incremental_choice(bookkeeping: &Bookkeeping) -> (Strategy, String) {
     let (sampled, multiply) = (
-        bookkeeping.sampled_facts,
-        bookkeeping.sampled_multiply_derived,
+        bookkeeping.sample.facts,
+        bookkeeping.sample.multiply_derived,
     );
     let seen = format!("{multiply} of {sampled} sampled derived facts have a second derivation");
     if sampled > 0 && multiply * MULTIPLY_DERIVED_SHARE <= sampled {
@@ -484,6 +489,7 @@ fn finish_with_insertion<P: Program>(
     insertions: P::Facts,
     mut report: UpdateReport<P::Facts>,
 ) -> UpdateReport<P::Facts> {
+    let mut sampled = false;
     if !insertions.is_empty() {
         report.net_insert = insertions.clone();
         let started = Instant::now();
@@ -508,12 +514,38 @@ fn finish_with_insertion<P: Program>(
                 facts,
             );
             sample_derivations(program);
+            sampled = true;
         }
     }
     // Every strategy but a recompute ends here: retired facts past an eighth leave the
     // indexes (after the insertion, which revives in place those it brings back).
     program.settle();
+    if !sampled {
+        resample_if_stale(program, &report);
+    }
     report
+}
+
+/// Counts what an update (any strategy but a recompute, which samples anew) changed
+/// against the derivation sample, and takes a new one once that is stale (see
+/// [`DerivationSample`]): a few hundred lookups, once per eighth of the model changed.
+fn resample_if_stale<P: Program>(program: &mut P, report: &UpdateReport<P::Facts>) {
+    let inputs_changed = report.net_delete.len() + report.net_insert.len();
+    // The insertion's first round is the inserted input facts.
+    let derived_inserted = report
+        .insert
+        .total()
+        .saturating_sub(report.net_insert.len());
+    let (inputs, derived) = (
+        program.input_count(),
+        program.fact_count() - program.input_count(),
+    );
+    let sample = &mut program.bookkeeping_mut().sample;
+    sample.inputs_changed += inputs_changed as u64;
+    sample.derived_changed += (report.overdeleted_derived.len + derived_inserted) as u64;
+    if sample.stale(inputs, derived) {
+        sample_derivations(program);
+    }
 }
 
 /// A normalized batch handed back when the guard stopped the update, with the work done.
@@ -756,8 +788,7 @@ fn recompute<P: Program>(
     let now = *program.bookkeeping();
     measured.record_materialization(now.scratch_work, now.scratch_nanos, now.scratch_facts);
     measured.clock = now.clock;
-    measured.sampled_facts = now.sampled_facts;
-    measured.sampled_multiply_derived = now.sampled_multiply_derived;
+    measured.sample = now.sample;
     *program.bookkeeping_mut() = measured;
     let mut report = UpdateReport::new(deletions, insertions, trace);
     report.strategy = Strategy::Recompute;
@@ -1010,10 +1041,13 @@ mod tests {
 
     #[test]
     fn auto_chooses_dred_while_at_most_one_sampled_fact_in_64_has_a_second_derivation() {
-        let choice = |sampled_facts, sampled_multiply_derived| {
+        let choice = |facts, multiply_derived| {
             let bookkeeping = Bookkeeping {
-                sampled_facts,
-                sampled_multiply_derived,
+                sample: DerivationSample {
+                    facts,
+                    multiply_derived,
+                    ..DerivationSample::default()
+                },
                 ..Bookkeeping::default()
             };
             incremental_choice(&bookkeeping).0

@@ -794,11 +794,46 @@ pub struct Bookkeeping {
     pub scratch_nanos: u64,
     /// How many facts that materialization produced (to scale its cost to today's size).
     pub scratch_facts: usize,
-    /// Derived facts sampled after the last materialization, to tell whether they tend to
-    /// have one derivation each (see [`Strategy::Auto`](crate::Strategy::Auto)).
-    pub sampled_facts: u32,
+    /// A sample of the derived facts, to tell whether they tend to have one derivation
+    /// each (see [`Strategy::Auto`](crate::Strategy::Auto)).
+    pub sample: DerivationSample,
+}
+
+/// How many of a sample of derived facts have a second derivation, and how much updates
+/// have changed since it was taken. A sample is taken after every materialization, and
+/// again once updates have added or taken away an eighth of the input facts, or as many
+/// derived facts as an eighth of the derived relations hold: the derivations it describes
+/// may then be others (shortcuts added to a chain give its facts a second derivation
+/// without adding one).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DerivationSample {
+    /// Derived facts sampled.
+    pub facts: u32,
     /// How many of those had more than one rule instance.
-    pub sampled_multiply_derived: u32,
+    pub multiply_derived: u32,
+    /// Input facts that updates added or took away since.
+    pub inputs_changed: u64,
+    /// Derived facts that updates over-deleted (or found unsupported) or inserted since.
+    pub derived_changed: u64,
+}
+
+impl DerivationSample {
+    /// Whether updates have changed enough of a model of `inputs` input facts and `derived`
+    /// derived facts for a new sample.
+    ///
+    /// ```
+    /// let mut sample = dred_runtime::DerivationSample::default();
+    /// sample.inputs_changed = 125;
+    /// assert!(!sample.stale(1000, 1_000_000));
+    /// sample.inputs_changed = 126;
+    /// assert!(sample.stale(1000, 1_000_000));
+    /// // One deleted edge that took away most of a closure.
+    /// let sample = dred_runtime::DerivationSample { inputs_changed: 1, derived_changed: 200_000, ..Default::default() };
+    /// assert!(sample.stale(1000, 1_000_000));
+    /// ```
+    pub fn stale(&self, inputs: usize, derived: usize) -> bool {
+        self.inputs_changed * 8 > inputs as u64 || self.derived_changed * 8 > derived as u64
+    }
 }
 
 impl Bookkeeping {
