@@ -472,6 +472,29 @@ fn auto_samples_derivations_again_once_updates_change_an_eighth_of_the_inputs() 
     assert!(program.verify().is_ok());
 }
 
+#[test]
+fn a_deletion_that_takes_away_an_eighth_of_the_derived_facts_samples_them_again() {
+    use chain::*;
+    use dred::runtime::Program;
+    let changed = |program: &Chain| {
+        let sample = program.bookkeeping().sample;
+        (sample.inputs_changed, sample.derived_changed)
+    };
+    let edges = (0..99).map(|i| E(i, i + 1));
+    let (mut program, _) = Chain::materialize(Batch::new().insert_all(edges));
+    // DRed over-deletes R(x, 98) and R(x, 99) for x ≤ 97: 196 of 4,950 derived facts.
+    let report = program.update(Batch::new().delete(E(97, 98)));
+    assert_eq!(report.overdeleted_derived.len, 196);
+    assert_eq!(changed(&program), (1, 196));
+    // Then R(x, z) for x ≤ 49 < z ≤ 97: 2,400 more, and 2,354 derived facts are left. The
+    // counts start again from a new sample.
+    let report = program.update(Batch::new().delete(E(49, 50)));
+    assert_eq!(report.overdeleted_derived.len, 2400);
+    assert_eq!(changed(&program), (0, 0));
+    assert_eq!(program.bookkeeping().sample.facts, 256);
+    assert!(program.verify().is_ok());
+}
+
 /// A loss of support's joins hand on each head they emit once, with the stamp it holds.
 fn assert_each_head_handed_on_with_its_stamp<'a, T: dred::runtime::Tuple, I>(
     stamped: impl Iterator<Item = (&'a T, dred::runtime::Stamp)>,
