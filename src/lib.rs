@@ -198,21 +198,21 @@
 //!   input facts. Otherwise it runs DRed or alternative proofs, as a sample says: each
 //!   materialization (and recompute) counts, among the first 256 facts of each derived
 //!   relation in hash order, those with a second rule instance, and so does an update
-//!   once updates since the last sample have changed an eighth of the input facts or of
-//!   the derived ones ([`DerivationSample`](runtime::DerivationSample)). At most one in 64, and
-//!   DRed over-deletes little that is not really gone, while alternative proofs would
-//!   check every fact before withdrawing it: Auto runs DRed; more, and it runs alternative
-//!   proofs. Either runs under a guard: the joins count the rows they visit and consult
-//!   the guard every few thousand rows, inside a round; once an update has taken an
-//!   eighth of the time the fastest materialization seen took (scaled to today's size; a
-//!   fifth of its rows if it took under 2 ms), the joins stop where they are and it
-//!   recomputes. The larger the deletion, the smaller that share:
-//!   it falls linearly to nothing at the twentieth where Auto recomputes outright, as a
-//!   larger deletion tends to leave less to recompute. An update that gives up thus
-//!   costs at most about an eighth more than a recompute of the model it started from; more
-//!   than that against the recompute after it when that estimate rests on one slow
-//!   timing, or when the update takes away much of the model (the suite's back-to-back
-//!   pairs in `BENCHMARKS.md` measure it). The report's `why` says when and why.
+//!   once the updates since the last sample have changed an eighth of the input facts or
+//!   of the derived ones ([`DerivationSample`](runtime::DerivationSample)). At most one
+//!   in 64, and DRed over-deletes little that is not really gone, while alternative proofs
+//!   would check every fact before withdrawing it: Auto runs DRed; more, and it runs
+//!   alternative proofs. Either runs under a guard: the joins count the rows they visit
+//!   and consult the guard every few thousand rows, inside a round; once an update has
+//!   taken an eighth of the time the fastest materialization seen took (scaled to today's
+//!   size; a fifth of its rows if it took under 2 ms), the joins stop where they are and
+//!   it recomputes. The larger the deletion, the smaller that share: it falls linearly
+//!   to nothing at the twentieth where Auto recomputes outright, as a larger deletion
+//!   tends to leave less to recompute. An update that gives up thus costs at most about
+//!   an eighth more than a recompute of the model it started from; more than that
+//!   against the recompute after it when that estimate rests on one slow timing, or when
+//!   the update takes away much of the model (the suite's back-to-back pairs in
+//!   `BENCHMARKS.md` measure it). The report's `why` says when and why.
 //!
 //! When each wins, on this repository's benchmark suite (`BENCHMARKS.md`, one run on a
 //! shared, noisy 2-core machine: read the ratios, not the times): alternative proofs win

@@ -827,8 +827,12 @@ impl DerivationSample {
     /// assert!(!sample.stale(1000, 1_000_000));
     /// sample.inputs_changed = 126;
     /// assert!(sample.stale(1000, 1_000_000));
-    /// // One deleted edge that took away most of a closure.
-    /// let sample = dred_runtime::DerivationSample { inputs_changed: 1, derived_changed: 200_000, ..Default::default() };
+    /// // One deleted edge that took away a fifth of a closure.
+    /// let sample = dred_runtime::DerivationSample {
+    ///     inputs_changed: 1,
+    ///     derived_changed: 200_000,
+    ///     ..Default::default()
+    /// };
     /// assert!(sample.stale(1000, 1_000_000));
     /// ```
     pub fn stale(&self, inputs: usize, derived: usize) -> bool {
