@@ -218,29 +218,29 @@
 //! shared, noisy 2-core machine: read the ratios, not the times): alternative proofs win
 //! wherever facts have several derivations. Deleting one edge of a linear closure over a
 //! 3,000-node random graph with a giant component, DRed over-deletes 5.77 million facts to
-//! withdraw 4,845 (4.3 s); alternative proofs check 25,208 facts, raise 16,842 and withdraw
-//! 5,800 (15 ms with [`Strategy::Auto`]: 58× faster than the fastest peer's recompute of
-//! what the deletion leaves, 17× faster than differential-dataflow's update; 57× and 17×
+//! withdraw 4,845 (4.6 s); alternative proofs check 25,208 facts, raise 16,842 and withdraw
+//! 5,800 (15 ms with [`Strategy::Auto`]: 61× faster than the fastest peer's recompute of
+//! what the deletion leaves, 18× faster than differential-dataflow's update; 58× and 17×
 //! the run before, the spread of a noisy machine). In non-linear closure over a chain with
-//! shortcuts, one edge costs DRed 136,896 over-deleted facts (0.87 s) and alternative
-//! proofs 33,938 checks (59 ms; 53 ms with [`Strategy::Auto`], 28× faster than the fastest
-//! recompute and 11× than differential-dataflow); in linear closure over the same kind of
-//! chain, 841 checks (0.6 ms: 391× and 19×). In Andersen's analysis one deletion costs
-//! DRed 322,586 over-deleted facts (1.7 s) and alternative proofs 235 checks (0.1 ms).
+//! shortcuts, one edge costs DRed 136,896 over-deleted facts (0.84 s) and alternative
+//! proofs 33,938 checks (61 ms; 55 ms with [`Strategy::Auto`], 35× faster than the fastest
+//! recompute and 13× than differential-dataflow); in linear closure over the same kind of
+//! chain, 841 checks (0.7 ms: 380× and 16×). In Andersen's analysis one deletion costs
+//! DRed 322,586 over-deleted facts (2.0 s) and alternative proofs 235 checks (0.1 ms).
 //! Where nearly everything over-deleted is really gone (same-generation on a tree, whose
 //! facts have one derivation each) DRed does the same work without the checks: one edge
 //! over-deletes 10,731 facts and rederives 20, where alternative proofs check 10,711 and
-//! withdraw them all; ten edges cost DRed 12.5 ms and alternative proofs 20.9. There
+//! withdraw them all; ten edges cost DRed 11.4 ms and alternative proofs 17.1. There
 //! [`Strategy::Auto`] runs DRed, its sample of `Sg` finding no fact with a second
-//! derivation: 1.8 ms for one edge (52× faster than the fastest recompute, 8.3× than
-//! differential-dataflow) and 18 ms for ten (5.0× and 3.7×), where in the run before its
-//! guard gave up on alternative proofs' 26 ms and recomputed (240 ms). On a cycle with
-//! chords, where one edge takes 22,747 facts and lengthens the shortest derivation of many
-//! more, alternative proofs are 12× faster than DRed (49 against 608 ms) and twice as fast
-//! as the fastest peer's recompute (98 ms), yet past the eighth of a recompute that
-//! [`Strategy::Auto`]'s guard allows, so it gives up on them; so it does on Andersen's ten
-//! deletions (alternative proofs: 0.37 s in this run, 0.68 s in the one before, against
-//! the fastest recompute's 0.65 s).
+//! derivation: 2.1 ms for one edge (67× faster than the fastest recompute, 6.2× than
+//! differential-dataflow) and 11.4 ms for ten (8.3× and 5.8×); before it could choose
+//! DRed, its guard gave up there on alternative proofs and recomputed (240 ms). On a cycle
+//! with chords, where one edge takes 22,747 facts and lengthens the shortest derivation of
+//! many more, alternative proofs are 18× faster than DRed (28 against 513 ms) and 3.4×
+//! faster than the fastest peer's recompute (96 ms), yet past the eighth of a recompute
+//! that [`Strategy::Auto`]'s guard allows, so it gives up on them; so it does on
+//! Andersen's ten deletions (alternative proofs: 0.37 s, against the fastest recompute's
+//! 0.62 s).
 //! Neither incremental strategy suits batches that delete a large share of the input or
 //! reach most of the closure: there a recompute wins, which is what [`Strategy::Auto`] and
 //! its guard are for.
@@ -249,10 +249,10 @@
 //! memory of one materialization. After the suite's 1-fact updates (recomputes included)
 //! the resident set stays within 1.25× of the from-scratch peak (`BENCHMARKS.md`, "Memory
 //! while updating"), and what the relations keep allocated within 1.03×. The rest is the
-//! allocator's (the cycle: 1.13× its peak, 1.02× its tables). Part of it can be glibc's
+//! allocator's (the cycle: 1.14× its peak, 1.02× its tables). Part of it can be glibc's
 //! heap: glibc raises its mmap threshold when a large block is freed, so tables allocated
 //! after a recompute grow in its heap, which keeps the smaller tables they outgrow
-//! (`MALLOC_MMAP_THRESHOLD_=131072` took the cycle's 1.13× to 1.12×).
+//! (`MALLOC_MMAP_THRESHOLD_=131072` took the cycle's 1.14× to 1.12×).
 //! The tables only an update uses (retired facts, the old stamps of risen facts) are given
 //! back when it ends; the tests soak every strategy for 10⁴ batches and require
 //! `heap_bytes()` to stay within 1.25× of the materialization's.
