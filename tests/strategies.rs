@@ -440,8 +440,8 @@ fn auto_samples_derivations_again_once_updates_change_an_eighth_of_the_inputs() 
     let edges = (0..99).map(|i| E(i, i + 1));
     let (mut program, _) = Chain::materialize(Batch::new().insert_all(edges));
     assert_eq!(sampled(&program), (256, 0, 0));
-    // A shortcut adds no fact, but gives R(0, z) a second derivation for every z ≥ 3. One
-    // input changed of 100 is not enough for a new sample.
+    // A shortcut adds no derived fact, but gives R(0, z) a second derivation for every
+    // z ≥ 2. One input changed of 100 is not enough for a new sample.
     let report = program.update_using(Batch::new().insert(E(0, 2)), Strategy::Auto, Trace::Counts);
     assert_eq!(report.insert.total(), 1);
     assert_eq!(sampled(&program), (256, 0, 1));
