@@ -489,7 +489,6 @@ fn finish_with_insertion<P: Program>(
     insertions: P::Facts,
     mut report: UpdateReport<P::Facts>,
 ) -> UpdateReport<P::Facts> {
-    let mut sampled = false;
     if !insertions.is_empty() {
         report.net_insert = insertions.clone();
         let started = Instant::now();
@@ -505,7 +504,7 @@ fn finish_with_insertion<P: Program>(
         report.insert.elapsed = started.elapsed();
         report.work += work.rows();
         // An insertion that built most of the model is as good a measure of a recompute's
-        // cost as a materialization.
+        // cost as a materialization (and leaves the derivation sample stale, below).
         let facts = program.fact_count();
         if facts >= 2 * facts_before {
             program.bookkeeping_mut().record_materialization(
@@ -513,22 +512,21 @@ fn finish_with_insertion<P: Program>(
                 report.insert.elapsed.as_nanos() as u64,
                 facts,
             );
-            sample_derivations(program);
-            sampled = true;
         }
     }
     // Every strategy but a recompute ends here: retired facts past an eighth leave the
     // indexes (after the insertion, which revives in place those it brings back).
     program.settle();
-    if !sampled {
-        resample_if_stale(program, &report);
-    }
+    resample_if_stale(program, &report);
     report
 }
 
 /// Counts what an update (any strategy but a recompute, which samples anew) changed
 /// against the derivation sample, and takes a new one once that is stale (see
-/// [`DerivationSample`]): a few hundred lookups, once per eighth of the model changed.
+/// [`DerivationSample`]): a few hundred lookups, once per eighth of the model changed. An
+/// insertion that doubles the model always leaves it stale: of the half of the facts it
+/// adds, either more than an eighth of the inputs are inputs, or the rest (at least 3/8 of
+/// all) are derived.
 fn resample_if_stale<P: Program>(program: &mut P, report: &UpdateReport<P::Facts>) {
     let inputs_changed = report.net_delete.len() + report.net_insert.len();
     // The insertion's first round is the inserted input facts.
@@ -536,10 +534,8 @@ fn resample_if_stale<P: Program>(program: &mut P, report: &UpdateReport<P::Facts
         .insert
         .total()
         .saturating_sub(report.net_insert.len());
-    let (inputs, derived) = (
-        program.input_count(),
-        program.fact_count() - program.input_count(),
-    );
+    let inputs = program.input_count();
+    let derived = program.fact_count() - inputs;
     let sample = &mut program.bookkeeping_mut().sample;
     sample.inputs_changed += inputs_changed as u64;
     sample.derived_changed += (report.overdeleted_derived.len + derived_inserted) as u64;
