@@ -564,7 +564,15 @@ impl<'a> Context<'a> {
         // Every index set is a tuple (of tuples) of indexes, none built by default.
         let empties = relations.iter().map(|relation| {
             let name = &relation.name;
-            quote!(#name: #rt::Relation::with_indexes(::core::default::Default::default()))
+            // A column of these types hashes as one integer, and equal integers are equal.
+            let integers = relation.columns.iter().all(|c| {
+                matches!(
+                    c.class,
+                    TypeClass::Int { bits: ..=64, .. } | TypeClass::Char | TypeClass::Bool
+                )
+            });
+            let bitset = integers.then(|| quote!(.with_bitset()));
+            quote!(#name: #rt::Relation::with_indexes(::core::default::Default::default()) #bitset)
         });
         let constants = self
             .program

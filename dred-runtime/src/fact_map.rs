@@ -5,6 +5,7 @@ use std::hash::{BuildHasher, BuildHasherDefault};
 
 use hashbrown::hash_table::{Entry, HashTable};
 
+use crate::bitset::{Bitset, NoBitset};
 use crate::relation::{FactHasher, Stamp, Tuple};
 
 /// How many shards a large map has. A hash table grows by moving into one twice its size,
@@ -54,11 +55,19 @@ fn hash_of<T: Tuple>(fact: &T) -> u64 {
 /// the same hash, so a fact is hashed once per operation.
 ///
 /// Invariant: either `shards` is empty, or `whole` is and `shards` holds [`SHARDS`]
-/// tables; a fact is only ever in the table its hash names, stored under that hash.
+/// tables; a fact is only ever in the table its hash names, stored under that hash. A
+/// `bitset` holds the facts the tables hold (see [`Bitset`]'s invariant).
 #[derive(Clone)]
 pub(crate) struct FactMap<T> {
     whole: Shard<T>,
     shards: Box<[Shard<T>]>,
+    /// Whether the facts' columns are integers ([`FactMap::allow_bitset`]).
+    integer_columns: bool,
+    bitset: Option<Bitset>,
+    /// How many facts the map held when it last built a bitset, or tried to.
+    bitset_tried_at: usize,
+    /// The bytes of the last box too large for the budget (a quarter of the tables).
+    bitset_wanted: usize,
 }
 
 impl<T: Tuple> Default for FactMap<T> {
@@ -66,6 +75,10 @@ impl<T: Tuple> Default for FactMap<T> {
         FactMap {
             whole: Shard::new(),
             shards: Box::new([]),
+            integer_columns: false,
+            bitset: None,
+            bitset_tried_at: 0,
+            bitset_wanted: 0,
         }
     }
 }
@@ -111,6 +124,8 @@ impl<T: Tuple> FactMap<T> {
         self.shards = shards;
     }
 
+    /// The stamp of `fact`, if held: read from the table, bitset or not (the facts whose
+    /// stamps are asked for are mostly held, and then the bitset would only add a read).
     #[inline]
     pub fn get(&self, fact: &T) -> Option<&Stamp> {
         let hash = hash_of(fact);
@@ -127,8 +142,20 @@ impl<T: Tuple> FactMap<T> {
             .map(|(_, stamp)| stamp)
     }
 
+    /// Whether `fact` is held: one bit of the bitset, if it has one that places the fact.
     #[inline]
     pub fn contains_key(&self, fact: &T) -> bool {
+        if let Some(bitset) = &self.bitset {
+            if let Some(place) = bitset.place(fact) {
+                return bitset.test(place);
+            }
+        }
+        self.get(fact).is_some()
+    }
+
+    /// [`FactMap::contains_key`] without the bitset, for a table known to be small.
+    #[inline]
+    pub fn table_contains_key(&self, fact: &T) -> bool {
         self.get(fact).is_some()
     }
 
@@ -140,11 +167,19 @@ impl<T: Tuple> FactMap<T> {
             self.split_for(self.whole.len() + 1);
         }
         let hash = hash_of(&fact);
-        let table = self.table_mut(hash);
+        // The fields, not `table_mut`: the bitset is written while the table is borrowed.
+        let table = if self.shards.is_empty() {
+            &mut self.whole
+        } else {
+            &mut self.shards[shard_of(hash)]
+        };
         match table.entry(hash, |(held, _)| *held == fact, |(held, _)| hash_of(held)) {
             Entry::Occupied(_) => false,
             Entry::Vacant(slot) => {
                 on_new(&fact);
+                if let Some(bitset) = &mut self.bitset {
+                    bitset.insert(&fact);
+                }
                 slot.insert((fact, stamp));
                 true
             }
@@ -159,6 +194,9 @@ impl<T: Tuple> FactMap<T> {
             .find_entry(hash, |(held, _)| held == fact)
             .ok()?;
         let ((_, stamp), _) = held.remove();
+        if let Some(bitset) = &mut self.bitset {
+            bitset.remove(fact);
+        }
         Some(stamp)
     }
 
@@ -179,11 +217,59 @@ impl<T: Tuple> FactMap<T> {
         self.tables().map(HashTable::capacity).sum()
     }
 
-    /// Bytes of the tables (slots, control bytes, the shard headers), not counting heap
-    /// memory the facts own.
+    /// Bytes of the tables (slots, control bytes, the shard headers) and the bitset, not
+    /// counting heap memory the facts own.
     pub fn table_bytes(&self) -> usize {
+        self.tables_only_bytes() + self.bitset.as_ref().map_or(0, Bitset::bytes)
+    }
+
+    fn tables_only_bytes(&self) -> usize {
         let tables: usize = self.tables().map(HashTable::allocation_size).sum();
         tables + std::mem::size_of_val::<[Shard<T>]>(&self.shards)
+    }
+
+    /// Lets the map keep a [`Bitset`] of its facts: only for facts whose `Hash` writes each
+    /// column as one integer and whose equality is that of those integers (see
+    /// [`crate::Relation::with_bitset`]).
+    pub fn allow_bitset(&mut self) {
+        self.integer_columns = true;
+    }
+
+    /// Builds a bitset of the facts if the box of their values takes at most a quarter of
+    /// the tables' bytes; or a wider one, once facts outside the box are held. A bitset
+    /// pays off once the tables outgrow the cache (`large_from_bytes` bytes of facts,
+    /// [`crate::program::large_from_bytes`]), and is built from an eighth of that: a build
+    /// reads every fact twice, fewer facts then, and the bits of later ones are set as they
+    /// arrive. Tries again only once the map has doubled since it last tried and the
+    /// tables' quarter has room for the box it last found too large.
+    pub fn consider_bitset(&mut self, large_from_bytes: usize) {
+        if !self.integer_columns || self.bitset.as_ref().is_some_and(|b| b.outside() == 0) {
+            return;
+        }
+        let len = self.len();
+        if len == 0
+            || len < 2 * self.bitset_tried_at
+            || len * std::mem::size_of::<(T, Stamp)>() < large_from_bytes / 8
+        {
+            return;
+        }
+        let budget = self.tables_only_bytes() / 4;
+        if budget < self.bitset_wanted {
+            return;
+        }
+        self.bitset_tried_at = len;
+        // Table by table, not through `keys`: its function pointer is called per fact.
+        let tables = || {
+            self.tables()
+                .map(|table| table.iter().map(|(fact, _)| fact))
+        };
+        match Bitset::build(tables, budget) {
+            Ok(bitset) => self.bitset = Some(bitset),
+            // A wider box that does not fit leaves the narrower one in place.
+            Err(NoBitset::TooLarge { bytes }) => self.bitset_wanted = bytes,
+            Err(NoBitset::Unplaceable) => self.integer_columns = false,
+            Err(NoBitset::Empty) => {}
+        }
     }
 
     /// Room for `additional` more facts: in the whole table (splitting it first if they
@@ -288,6 +374,45 @@ mod tests {
         assert_eq!(map.remove(&(7, 8)), Some(9));
         assert!(!map.contains_key(&(7, 8)));
         assert_consistent(&map, 99);
+    }
+
+    #[test]
+    fn a_bitset_answers_for_the_facts_in_its_box_and_widens_once_the_map_doubles() {
+        let mut map: FactMap<(u32, u32)> = FactMap::default();
+        map.allow_bitset();
+        for a in 0..8u32 {
+            map.insert_new((a, a + 1), 0, |_| {});
+        }
+        map.consider_bitset(0);
+        assert!(map.bitset.is_some());
+        // Column 0 spans 3 bits (largest 7), column 1 four (largest 8): (9, 2) lies
+        // outside, and only the table answers for it.
+        map.insert_new((9, 2), 0, |_| {});
+        assert_eq!(map.bitset.as_ref().map(Bitset::outside), Some(1));
+        assert!(map.contains_key(&(9, 2)) && map.contains_key(&(3, 4)));
+        assert!(!map.contains_key(&(4, 3)) && !map.contains_key(&(9, 3)));
+        assert_eq!(map.remove(&(3, 4)), Some(0));
+        assert!(!map.contains_key(&(3, 4)));
+        // Not yet twice the 8 facts it was built of: the same box.
+        map.consider_bitset(0);
+        assert_eq!(map.bitset.as_ref().map(Bitset::outside), Some(1));
+        for a in 20..30u32 {
+            map.insert_new((a, a), 0, |_| {});
+        }
+        map.consider_bitset(0);
+        assert_eq!(map.bitset.as_ref().map(Bitset::outside), Some(0));
+        assert!(map.contains_key(&(9, 2)) && map.contains_key(&(25, 25)));
+        assert!(!map.contains_key(&(3, 4)) && !map.contains_key(&(25, 24)));
+        assert_consistent(&map, 18);
+    }
+
+    #[test]
+    fn a_map_of_facts_that_are_not_integers_keeps_no_bitset() {
+        let mut map: FactMap<(u32, &str)> = FactMap::default();
+        map.allow_bitset();
+        map.insert_new((1, "a"), 0, |_| {});
+        map.consider_bitset(0);
+        assert!(map.bitset.is_none() && map.contains_key(&(1, "a")));
     }
 
     #[test]

@@ -11,6 +11,7 @@
 
 #![warn(missing_docs)]
 
+mod bitset;
 pub mod explain;
 mod fact_map;
 pub mod io;

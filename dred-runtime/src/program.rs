@@ -120,7 +120,8 @@ impl<T: Tuple> Admit<&FactSet<T>> {
     /// support heads of any age), and, for [`Admit::Held`] only, the largest stamp the
     /// instance's other derived facts had before this round's raises (`floor`, asked
     /// last: it costs a lookup per fact): a head no younger than that never had the
-    /// instance as its support.
+    /// instance as its support. Reads the fact table, not a bitset: this is the test of
+    /// heads one by one, for relations that stay in the cache (see [`admit_all`]).
     #[inline]
     pub fn admits<X>(
         &self,
@@ -130,7 +131,7 @@ impl<T: Tuple> Admit<&FactSet<T>> {
         floor: impl FnOnce() -> Stamp,
     ) -> bool {
         match self {
-            Admit::Absent => !held.contains(head),
+            Admit::Absent => !held.table_contains(head),
             Admit::Held => held
                 .stamp(head)
                 .is_some_and(|stamp| held_admits(stamp, cause, floor)),
@@ -219,9 +220,10 @@ pub const HELD_BATCH: usize = 32;
 /// How many heads [`admit_all`] tests at a time.
 pub const ADMIT_BATCH: usize = 32;
 
-/// From how many bytes of facts a relation's heads are tested in batches ([`admit_all`]):
-/// below, its fact table stays in the cache, the lookups do not miss, and a batch only adds
-/// work (non-linear closure from scratch, 0.3 M facts: +41% instructions batched).
+/// From how many bytes of facts a relation's heads are tested in batches ([`admit_all`]),
+/// and a relation may keep a bitset ([`Relation::with_bitset`]): below, its fact table
+/// stays in the cache, the lookups do not miss, and a batch only adds work (non-linear
+/// closure from scratch, 0.3 M facts: +41% instructions batched).
 pub const ADMIT_BATCHES_FROM_BYTES: usize = 8 << 20;
 
 thread_local! {
@@ -236,11 +238,19 @@ thread_local! {
 #[doc(hidden)]
 #[inline]
 pub fn admits_in_batches<T: Tuple, X>(held: &Relation<T, X>) -> bool {
-    held.len() * std::mem::size_of::<(T, Stamp)>() >= ADMIT_BATCHES_FROM.with(|b| b.get())
+    held.len() * std::mem::size_of::<(T, Stamp)>() >= large_from_bytes()
 }
 
-/// Sets from how many bytes of facts this thread's joins test heads in batches; returns
-/// the previous size. Tests use 0, so that small programs take the batched path too.
+/// From how many bytes of facts this thread's relations count as outgrowing the cache:
+/// their heads are tested in batches, and they may keep a bitset
+/// ([`Relation::with_bitset`]).
+pub(crate) fn large_from_bytes() -> usize {
+    ADMIT_BATCHES_FROM.with(|b| b.get())
+}
+
+/// Sets from how many bytes of facts this thread's joins test heads in batches, and its
+/// relations may keep a bitset ([`Relation::with_bitset`]); returns the previous size.
+/// Tests use 0, so that small programs take the batched path and keep bitsets too.
 #[doc(hidden)]
 pub fn set_admit_batches_from(bytes: usize) -> usize {
     ADMIT_BATCHES_FROM.with(|cell| cell.replace(bytes))
@@ -248,6 +258,9 @@ pub fn set_admit_batches_from(bytes: usize) -> usize {
 
 /// Under an [`Admit`] other than [`Admit::Held`], adds to `out` the heads of `pending` (up
 /// to [`ADMIT_BATCH`]) that [`Admit::admits`] admits, in order, leaving `pending` empty.
+/// For the heads of relations too large for the cache ([`admits_in_batches`]): under
+/// [`Admit::Absent`] it reads the relation's bitset where it keeps one
+/// ([`Relation::with_bitset`]).
 /// Every head is tested before any is added, for the reason [`emit_held_all`] gives: a
 /// semi-naive round tests each head against a relation of millions of facts, and tested
 /// one at a time, between the joins' steps, the lookups' cache misses did not overlap.
@@ -277,7 +290,11 @@ pub fn admit_all<T: Tuple, X>(
     );
     let mut admitted = [false; ADMIT_BATCH];
     for (admitted, head) in admitted.iter_mut().zip(pending.iter()) {
-        *admitted = admit.admits(held, head, None, || 0);
+        // A relation this large may keep a bitset: one bit, not a lookup that misses.
+        *admitted = match admit {
+            Admit::Absent => !held.contains(head),
+            _ => admit.admits(held, head, None, || 0),
+        };
     }
     for (head, admitted) in pending.drain(..).zip(admitted) {
         if admitted {

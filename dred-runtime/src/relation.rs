@@ -888,10 +888,42 @@ impl<T: Tuple, I> Relation<T, I> {
         }
     }
 
+    /// Lets the relation keep, once its fact table outgrows the cache, a bitset of its
+    /// facts over the box of their columns' values, when that box is small beside the
+    /// table: [`Relation::contains`] then reads one bit, not a table that misses the cache.
+    /// `datalog!` asks for it on relations whose columns are all integers, chars or bools.
+    ///
+    /// Only for facts whose `Hash` writes each column as one integer, in order, and whose
+    /// equality is that of those integers (such as tuples and derived structs of those
+    /// types); a fact that writes anything else is never placed in a bitset, but a type
+    /// whose `Hash` leaves out part of what its equality compares would see facts it does
+    /// not hold as held.
+    ///
+    /// ```
+    /// use dred_runtime::{FactSet, Relation};
+    /// let mut pairs = Relation::new().with_bitset();
+    /// let facts: FactSet<(u32, u32)> = (0..1000).map(|a| (a, a + 1)).collect();
+    /// pairs.insert_all(&facts, 1);
+    /// pairs.finish_materialization();
+    /// assert!(pairs.contains(&(7, 8)) && !pairs.contains(&(8, 7)));
+    /// ```
+    pub fn with_bitset(mut self) -> Self {
+        self.facts.allow_bitset();
+        self
+    }
+
     /// Whether `fact` holds.
     #[inline]
     pub fn contains(&self, fact: &T) -> bool {
         self.facts.contains_key(fact)
+    }
+
+    /// [`Relation::contains`], read from the fact table alone: for a relation small enough
+    /// to stay in the cache ([`crate::program::admits_in_batches`] says no), where a
+    /// bitset would only add a test.
+    #[inline]
+    pub(crate) fn table_contains(&self, fact: &T) -> bool {
+        self.facts.table_contains_key(fact)
     }
 
     /// The stamp of `fact`, if it holds.
@@ -1109,6 +1141,8 @@ impl<T: Tuple, I: IndexSet<T>> Relation<T, I> {
     /// sizes, and a deletion can leave a small part of it.
     pub fn finish_materialization(&mut self) {
         self.shrink_if_sparse();
+        self.facts
+            .consider_bitset(crate::program::large_from_bytes());
         let source = IndexSource {
             held: &self.facts,
             dead: &self.dead,
@@ -1136,6 +1170,8 @@ impl<T: Tuple, I: IndexSet<T>> Relation<T, I> {
     /// Adds every fact of `facts` stamped `stamp` (those already present are skipped), as a
     /// new batch (see [`Relation::probe_before_latest`]), even if `facts` is empty.
     pub fn insert_all(&mut self, facts: &FactSet<T>, stamp: Stamp) {
+        self.facts
+            .consider_bitset(crate::program::large_from_bytes());
         self.batch += 1;
         self.facts.reserve(facts.len());
         let mut revived_facts = Vec::new();
