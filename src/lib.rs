@@ -142,7 +142,12 @@
 //!   of the loops in between; once the head's relation outgrows the cache, 8 MiB of
 //!   facts, the heads a join finds are tested 32 at a time, all looked up before any is
 //!   added, so that the lookups' cache misses overlap: linear closure on the random graph
-//!   from scratch, 5.8 M facts, about a fifth faster) and one for head-bound rederivation.
+//!   from scratch, 5.8 M facts, about a fifth faster; where the relation's columns are all
+//!   integers, chars or bools and their values span a small box, the test reads one bit
+//!   of a bitset over that box instead, kept beside the fact table once it holds 1 MiB
+//!   of facts if the box takes at most a quarter of the table's bytes (the same closure:
+//!   3,000 nodes, a 2 MiB bitset beside 110 MiB of tables, about 30% less time from
+//!   scratch) and one for head-bound rederivation.
 //!
 //! ## Updates, exactly as the seed defines them
 //!
