@@ -11,8 +11,13 @@ use std::hash::{Hash, Hasher};
 /// The most columns a placed fact has.
 const MAX_COLUMNS: usize = 8;
 
-/// The most bits a place has: past it, the box would not fit any budget.
-const MAX_PLACE_BITS: u32 = 40;
+/// The most bits a place has: past it, the box would not fit any budget (and a place must
+/// fit a `usize`).
+const MAX_PLACE_BITS: u32 = if usize::BITS > 40 {
+    40
+} else {
+    usize::BITS - 1
+};
 
 /// The fewest bytes a bitset may take whatever its table's size, so that small relations
 /// (tests') can keep one too.
