@@ -146,8 +146,8 @@
 //!   integers, chars or bools and their values span a small box, the test reads one bit
 //!   of a bitset over that box instead, kept beside the fact table once it holds 1 MiB
 //!   of facts if the box takes at most a quarter of the table's bytes (the same closure:
-//!   3,000 nodes, a 2 MiB bitset beside 110 MiB of tables, about 30% less time from
-//!   scratch) and one for head-bound rederivation.
+//!   3,000 nodes, a 2 MiB bitset beside 110 MiB of tables: from scratch 1.57 → 1.00 s in
+//!   `BENCHMARKS.md`, the runs before and after it) and one for head-bound rederivation.
 //!
 //! ## Updates, exactly as the seed defines them
 //!
@@ -223,29 +223,29 @@
 //! shared, noisy 2-core machine: read the ratios, not the times): alternative proofs win
 //! wherever facts have several derivations. Deleting one edge of a linear closure over a
 //! 3,000-node random graph with a giant component, DRed over-deletes 5.77 million facts to
-//! withdraw 4,845 (4.6 s); alternative proofs check 25,208 facts, raise 16,842 and withdraw
-//! 5,800 (15 ms with [`Strategy::Auto`]: 61× faster than the fastest peer's recompute of
-//! what the deletion leaves, 18× faster than differential-dataflow's update; 58× and 17×
+//! withdraw 4,845 (4.2 s); alternative proofs check 25,208 facts, raise 16,842 and withdraw
+//! 5,800 (14 ms with [`Strategy::Auto`]: 70× faster than the fastest peer's recompute of
+//! what the deletion leaves, 22× faster than differential-dataflow's update; 61× and 18×
 //! the run before, the spread of a noisy machine). In non-linear closure over a chain with
-//! shortcuts, one edge costs DRed 136,896 over-deleted facts (0.84 s) and alternative
-//! proofs 33,938 checks (61 ms; 55 ms with [`Strategy::Auto`], 35× faster than the fastest
-//! recompute and 13× than differential-dataflow); in linear closure over the same kind of
-//! chain, 841 checks (0.7 ms: 380× and 16×). In Andersen's analysis one deletion costs
-//! DRed 322,586 over-deleted facts (2.0 s) and alternative proofs 235 checks (0.1 ms).
+//! shortcuts, one edge costs DRed 136,896 over-deleted facts (0.82 s) and alternative
+//! proofs 33,938 checks (58 ms; 54 ms with [`Strategy::Auto`], 28× faster than the fastest
+//! recompute and 11× than differential-dataflow); in linear closure over the same kind of
+//! chain, 841 checks (0.4 ms: 705× and 27×). In Andersen's analysis one deletion costs
+//! DRed 322,586 over-deleted facts (1.6 s) and alternative proofs 235 checks (0.1 ms).
 //! Where nearly everything over-deleted is really gone (same-generation on a tree, whose
 //! facts have one derivation each) DRed does the same work without the checks: one edge
 //! over-deletes 10,731 facts and rederives 20, where alternative proofs check 10,711 and
-//! withdraw them all; ten edges cost DRed 11.4 ms and alternative proofs 17.1. There
+//! withdraw them all; ten edges cost DRed 11.3 ms and alternative proofs 18.9. There
 //! [`Strategy::Auto`] runs DRed, its sample of `Sg` finding no fact with a second
-//! derivation: 2.1 ms for one edge (67× faster than the fastest recompute, 6.2× than
-//! differential-dataflow) and 11.4 ms for ten (8.3× and 5.8×); before it could choose
+//! derivation: 2.3 ms for one edge (39× faster than the fastest recompute, 5.7× than
+//! differential-dataflow) and 10.2 ms for ten (9.0× and 6.5×); before it could choose
 //! DRed, its guard gave up there on alternative proofs and recomputed (240 ms). On a cycle
 //! with chords, where one edge takes 22,747 facts and lengthens the shortest derivation of
-//! many more, alternative proofs are 18× faster than DRed (28 against 513 ms) and 3.4×
-//! faster than the fastest peer's recompute (96 ms), yet past the eighth of a recompute
+//! many more, alternative proofs are 16× faster than DRed (30 against 481 ms) and 3.4×
+//! faster than the fastest peer's recompute (100 ms), yet past the eighth of a recompute
 //! that [`Strategy::Auto`]'s guard allows, so it gives up on them; so it does on
-//! Andersen's ten deletions (alternative proofs: 0.37 s, against the fastest recompute's
-//! 0.62 s).
+//! Andersen's ten deletions (alternative proofs: 0.35 s, against the fastest recompute's
+//! 0.63 s).
 //! Neither incremental strategy suits batches that delete a large share of the input or
 //! reach most of the closure: there a recompute wins, which is what [`Strategy::Auto`] and
 //! its guard are for.
@@ -254,10 +254,10 @@
 //! memory of one materialization. After the suite's 1-fact updates (recomputes included)
 //! the resident set stays within 1.25× of the from-scratch peak (`BENCHMARKS.md`, "Memory
 //! while updating"), and what the relations keep allocated within 1.03×. The rest is the
-//! allocator's (the cycle: 1.14× its peak, 1.02× its tables). Part of it can be glibc's
+//! allocator's (Andersen: 1.16× its peak, 1.00× its tables). Part of it can be glibc's
 //! heap: glibc raises its mmap threshold when a large block is freed, so tables allocated
 //! after a recompute grow in its heap, which keeps the smaller tables they outgrow
-//! (`MALLOC_MMAP_THRESHOLD_=131072` took the cycle's 1.14× to 1.12×).
+//! (`MALLOC_MMAP_THRESHOLD_=131072` took Andersen's 1.16× to 1.04×).
 //! The tables only an update uses (retired facts, the old stamps of risen facts) are given
 //! back when it ends; the tests soak every strategy for 10⁴ batches and require
 //! `heap_bytes()` to stay within 1.25× of the materialization's.
