@@ -153,12 +153,6 @@ impl<T: Tuple> FactMap<T> {
         self.get(fact).is_some()
     }
 
-    /// [`FactMap::contains_key`] without the bitset, for a table known to be small.
-    #[inline]
-    pub fn table_contains_key(&self, fact: &T) -> bool {
-        self.get(fact).is_some()
-    }
-
     /// Adds `fact` stamped `stamp` unless it is held; `on_new` sees a new fact before it is
     /// stored. Returns whether it was new.
     #[inline]

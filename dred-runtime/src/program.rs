@@ -120,8 +120,7 @@ impl<T: Tuple> Admit<&FactSet<T>> {
     /// support heads of any age), and, for [`Admit::Held`] only, the largest stamp the
     /// instance's other derived facts had before this round's raises (`floor`, asked
     /// last: it costs a lookup per fact): a head no younger than that never had the
-    /// instance as its support. Reads the fact table, not a bitset: this is the test of
-    /// heads one by one, for relations that stay in the cache (see [`admit_all`]).
+    /// instance as its support.
     #[inline]
     pub fn admits<X>(
         &self,
@@ -131,7 +130,7 @@ impl<T: Tuple> Admit<&FactSet<T>> {
         floor: impl FnOnce() -> Stamp,
     ) -> bool {
         match self {
-            Admit::Absent => !held.table_contains(head),
+            Admit::Absent => !held.contains(head),
             Admit::Held => held
                 .stamp(head)
                 .is_some_and(|stamp| held_admits(stamp, cause, floor)),
@@ -259,9 +258,8 @@ pub fn set_admit_batches_from(bytes: usize) -> usize {
 
 /// Under an [`Admit`] other than [`Admit::Held`], adds to `out` the heads of `pending` (up
 /// to [`ADMIT_BATCH`]) that [`Admit::admits`] admits, in order, leaving `pending` empty.
-/// For the heads of relations too large for the cache ([`admits_in_batches`]): under
-/// [`Admit::Absent`] it reads the relation's bitset where it keeps one
-/// ([`Relation::with_bitset`]).
+/// For the heads of relations too large for the cache ([`admits_in_batches`]), which may
+/// answer [`Admit::Absent`]'s test from a bitset ([`Relation::with_bitset`]).
 /// Every head is tested before any is added, for the reason [`emit_held_all`] gives: a
 /// semi-naive round tests each head against a relation of millions of facts, and tested
 /// one at a time, between the joins' steps, the lookups' cache misses did not overlap.
@@ -291,11 +289,7 @@ pub fn admit_all<T: Tuple, X>(
     );
     let mut admitted = [false; ADMIT_BATCH];
     for (admitted, head) in admitted.iter_mut().zip(pending.iter()) {
-        // A relation this large may keep a bitset: one bit, not a lookup that misses.
-        *admitted = match admit {
-            Admit::Absent => !held.contains(head),
-            _ => admit.admits(held, head, None, || 0),
-        };
+        *admitted = admit.admits(held, head, None, || 0);
     }
     for (head, admitted) in pending.drain(..).zip(admitted) {
         if admitted {

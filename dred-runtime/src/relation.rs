@@ -919,14 +919,6 @@ impl<T: Tuple, I> Relation<T, I> {
         self.facts.contains_key(fact)
     }
 
-    /// [`Relation::contains`], read from the fact table alone: for a relation small enough
-    /// to stay in the cache ([`crate::program::admits_in_batches`] says no), where a
-    /// bitset would only add a test.
-    #[inline]
-    pub(crate) fn table_contains(&self, fact: &T) -> bool {
-        self.facts.table_contains_key(fact)
-    }
-
     /// The stamp of `fact`, if it holds.
     #[inline]
     pub fn stamp(&self, fact: &T) -> Option<Stamp> {
