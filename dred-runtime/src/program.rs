@@ -219,11 +219,11 @@ pub const HELD_BATCH: usize = 32;
 /// How many heads [`admit_all`] tests at a time.
 pub const ADMIT_BATCH: usize = 32;
 
-/// From how many bytes of facts a relation's heads are tested in batches ([`admit_all`]),
-/// reading its bitset if it keeps one ([`Relation::with_bitset`], built from an eighth of
-/// this size): below, its fact table stays in the cache, the lookups do not miss, and a
-/// batch only adds work (non-linear closure from scratch, 0.3 M facts: +41% instructions
-/// batched).
+/// From how many bytes of facts a relation's heads are tested in batches ([`admit_all`]);
+/// from an eighth of it, a relation may keep a bitset that its membership tests read
+/// ([`Relation::with_bitset`]). Below, its fact table stays in the cache, the lookups do
+/// not miss, and a batch only adds work (non-linear closure from scratch, 0.3 M facts:
+/// +41% instructions batched).
 pub const ADMIT_BATCHES_FROM_BYTES: usize = 8 << 20;
 
 thread_local! {
@@ -242,7 +242,7 @@ pub fn admits_in_batches<T: Tuple, X>(held: &Relation<T, X>) -> bool {
 }
 
 /// From how many bytes of facts this thread's relations count as outgrowing the cache:
-/// their heads are tested in batches, reading the bitset they may keep
+/// their heads are tested in batches; from an eighth of it they may keep a bitset
 /// ([`Relation::with_bitset`]).
 pub(crate) fn large_from_bytes() -> usize {
     ADMIT_BATCHES_FROM.with(|b| b.get())
