@@ -16,7 +16,8 @@ mod common;
 
 use common::*;
 use dred::runtime::program::{
-    set_admit_batches_from, set_held_joins, HeldJoins, ADMIT_BATCHES_FROM_BYTES,
+    set_admit_batches_from, set_ghost_share, set_held_joins, HeldJoins, ADMIT_BATCHES_FROM_BYTES,
+    GHOSTS_PURGED_PAST_SHARE,
 };
 use dred::runtime::relation::{set_delta_chunk, DELTA_CHUNK};
 use dred::runtime::{Batch, FactSets, GroundFact, Program, Strategy, Trace};
@@ -133,17 +134,26 @@ fn batch_and_reference<P: Program>(
 /// in several chunks (the default chunk is larger than any test's delta), and one in two
 /// treats every relation as outgrowing the cache (no test's relation is that large): its
 /// joins test heads in batches, and its relations of integer columns keep bitsets, built
-/// on their first facts and widened as facts outside their box arrive.
+/// on their first facts and widened as facts outside their box arrive. One in two of
+/// those keeps the ghosts of removed facts until a table must grow or shrink (in a small
+/// relation, nearly every removal passes the eighth that purges them), so that later
+/// updates meet them.
 fn check_history<P: Program>(
     initial: &[RawFact],
     batches: &[RawBatch],
 ) -> Result<(), TestCaseError> {
     let chunk = [DELTA_CHUNK, 1, 2, 3][initial.len() % 4];
     let batches_from = [ADMIT_BATCHES_FROM_BYTES, 0][initial.len() / 4 % 2];
-    let previous = (set_delta_chunk(chunk), set_admit_batches_from(batches_from));
+    let ghost_share = [GHOSTS_PURGED_PAST_SHARE, 0][initial.len() / 8 % 2];
+    let previous = (
+        set_delta_chunk(chunk),
+        set_admit_batches_from(batches_from),
+        set_ghost_share(ghost_share),
+    );
     let checked = check_history_chunked::<P>(initial, batches);
     set_delta_chunk(previous.0);
     set_admit_batches_from(previous.1);
+    set_ghost_share(previous.2);
     checked
 }
 
@@ -186,15 +196,21 @@ fn check_history_chunked<P: Program>(
 /// seed's reference: what lost support was over-deleted by DRed, what was checked was
 /// reached by DRed, and what it withdrew is exactly the true derived change. One history
 /// in two treats every relation as too large for the cache, as [`check_history`] does:
-/// heads are tested in batches, and relations of integer columns keep bitsets.
+/// heads are tested in batches, relations of integer columns keep bitsets, and one in
+/// two of those keeps ghosts.
 fn check_strategies<P: Program>(
     initial: &[RawFact],
     batches: &[RawBatch],
 ) -> Result<(), TestCaseError> {
     let large_from = [ADMIT_BATCHES_FROM_BYTES, 0][initial.len() / 4 % 2];
-    let previous = set_admit_batches_from(large_from);
+    let ghost_share = [GHOSTS_PURGED_PAST_SHARE, 0][initial.len() / 8 % 2];
+    let previous = (
+        set_admit_batches_from(large_from),
+        set_ghost_share(ghost_share),
+    );
     let checked = check_strategies_sized::<P>(initial, batches);
-    set_admit_batches_from(previous);
+    set_admit_batches_from(previous.0);
+    set_ghost_share(previous.1);
     checked
 }
 

@@ -183,6 +183,19 @@ impl Bitset {
         self.words[place / 64] |= 1 << (place % 64);
     }
 
+    /// Whether `fact` lies in the box with its bit clear (so is not held). Out of line: see
+    /// `FactMap::cleared`.
+    #[inline(never)]
+    pub fn clears<T: Hash>(&self, fact: &T) -> bool {
+        self.place(fact).is_some_and(|place| !self.test(place))
+    }
+
+    /// Records that the fact at `place`, held, no longer is.
+    #[inline]
+    pub fn clear(&mut self, place: usize) {
+        self.words[place / 64] &= !(1 << (place % 64));
+    }
+
     /// Records that `fact`, new, is now held.
     #[inline]
     pub fn insert<T: Hash>(&mut self, fact: &T) {
@@ -196,7 +209,7 @@ impl Bitset {
     #[inline]
     pub fn remove<T: Hash>(&mut self, fact: &T) {
         match self.place(fact) {
-            Some(place) => self.words[place / 64] &= !(1 << (place % 64)),
+            Some(place) => self.clear(place),
             None => self.outside -= 1,
         }
     }

@@ -256,6 +256,29 @@ pub fn set_admit_batches_from(bytes: usize) -> usize {
     ADMIT_BATCHES_FROM.with(|cell| cell.replace(bytes))
 }
 
+/// The share of a relation's facts past which the ghosts that DRed's removals leave in
+/// its fact table are purged (see `fact_map`): an eighth, as for retired facts
+/// ([`Relation::settle`]).
+pub const GHOSTS_PURGED_PAST_SHARE: usize = 8;
+
+thread_local! {
+    static GHOST_SHARE: std::cell::Cell<usize> = const { std::cell::Cell::new(GHOSTS_PURGED_PAST_SHARE) };
+}
+
+/// This thread's [`GHOSTS_PURGED_PAST_SHARE`], or 0 if a test set ghosts to be purged
+/// only when a table must grow or shrink, or its bitset be rebuilt.
+pub(crate) fn ghost_share() -> usize {
+    GHOST_SHARE.with(std::cell::Cell::get)
+}
+
+/// Sets past which share of a relation's facts this thread purges ghosts (0: only when
+/// a table must grow or shrink, or its bitset be rebuilt); returns the previous share.
+/// Tests use 0, so that ghosts outlive the updates that leave them.
+#[doc(hidden)]
+pub fn set_ghost_share(share: usize) -> usize {
+    GHOST_SHARE.with(|cell| cell.replace(share))
+}
+
 /// Under an [`Admit`] other than [`Admit::Held`], adds to `out` the heads of `pending` (up
 /// to [`ADMIT_BATCH`]) that [`Admit::admits`] admits, in order, leaving `pending` empty.
 /// For the heads of relations too large for the cache ([`admits_in_batches`]), which may

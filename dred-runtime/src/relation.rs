@@ -1312,8 +1312,9 @@ impl<T: Tuple, I: IndexSet<T>> Relation<T, I> {
         }
         self.indexes.remove_all(gone);
         for fact in gone {
-            self.facts.remove(fact);
+            self.facts.bury(fact);
         }
+        self.facts.purge_if_many();
         self.shrink_if_sparse();
     }
 
