@@ -147,7 +147,7 @@
 //!   of a bitset over that box instead, kept beside the fact table once it holds 1 MiB
 //!   of facts if the box takes at most a quarter of the table's bytes (the same closure:
 //!   3,000 nodes, a 2 MiB bitset beside 110 MiB of tables: from scratch 1.57 → 1.00 s in
-//!   `BENCHMARKS.md`, the runs before and after it) and one for head-bound rederivation.
+//!   the suite's runs before and after it, on one machine) and one for head-bound rederivation.
 //!
 //! ## Updates, exactly as the seed defines them
 //!
@@ -220,32 +220,38 @@
 //!   `BENCHMARKS.md` measure it). The report's `why` says when and why.
 //!
 //! When each wins, on this repository's benchmark suite (`BENCHMARKS.md`, one run on a
-//! shared, noisy 2-core machine: read the ratios, not the times): alternative proofs win
-//! wherever facts have several derivations. Deleting one edge of a linear closure over a
-//! 3,000-node random graph with a giant component, DRed over-deletes 5.77 million facts to
-//! withdraw 4,845 (4.2 s); alternative proofs check 25,208 facts, raise 16,842 and withdraw
-//! 5,800 (14 ms with [`Strategy::Auto`]: 70× faster than the fastest peer's recompute of
-//! what the deletion leaves, 22× faster than differential-dataflow's update; 61× and 18×
-//! the run before, the spread of a noisy machine). In non-linear closure over a chain with
-//! shortcuts, one edge costs DRed 136,896 over-deleted facts (0.82 s) and alternative
-//! proofs 33,938 checks (58 ms; 54 ms with [`Strategy::Auto`], 28× faster than the fastest
-//! recompute and 11× than differential-dataflow); in linear closure over the same kind of
-//! chain, 841 checks (0.4 ms: 705× and 27×). In Andersen's analysis one deletion costs
-//! DRed 322,586 over-deleted facts (1.6 s) and alternative proofs 235 checks (0.1 ms).
-//! Where nearly everything over-deleted is really gone (same-generation on a tree, whose
-//! facts have one derivation each) DRed does the same work without the checks: one edge
-//! over-deletes 10,731 facts and rederives 20, where alternative proofs check 10,711 and
-//! withdraw them all; ten edges cost DRed 11.3 ms and alternative proofs 18.9. There
-//! [`Strategy::Auto`] runs DRed, its sample of `Sg` finding no fact with a second
-//! derivation: 2.3 ms for one edge (39× faster than the fastest recompute, 5.7× than
-//! differential-dataflow) and 10.2 ms for ten (9.0× and 6.5×); before it could choose
-//! DRed, its guard gave up there on alternative proofs and recomputed (240 ms). On a cycle
-//! with chords, where one edge takes 22,747 facts and lengthens the shortest derivation of
-//! many more, alternative proofs are 16× faster than DRed (30 against 481 ms) and 3.4×
-//! faster than the fastest peer's recompute (100 ms), yet past the eighth of a recompute
-//! that [`Strategy::Auto`]'s guard allows, so it gives up on them; so it does on
-//! Andersen's ten deletions (alternative proofs: 0.35 s, against the fastest recompute's
-//! 0.63 s).
+//! shared, noisy 2-core machine, whose processor can change between runs: read the ratios,
+//! not the times): alternative proofs win wherever facts have several derivations.
+//! Deleting one edge of a linear closure over a 3,000-node random graph with a giant
+//! component, DRed over-deletes 5.77 million facts to withdraw 4,845 (3.4 s); alternative
+//! proofs check 25,208 facts, raise 16,842 and withdraw 5,800 (14 ms with
+//! [`Strategy::Auto`]: 56× faster than the fastest peer's recompute of what the deletion
+//! leaves, 18× faster than differential-dataflow's update; 70× and 22× the run before, the
+//! spread of a noisy machine). In non-linear closure over a chain with shortcuts, one edge
+//! costs DRed 136,896 over-deleted facts (0.66 s) and alternative proofs 33,938 checks
+//! (45 ms, 24× faster than the fastest recompute in rotation; on a machine where dred's
+//! own materialization takes 0.38 s, that is close to the eighth of it that
+//! [`Strategy::Auto`]'s guard allows, and Auto gave up and recomputed in most of one run's
+//! samples); in linear closure over the same kind of chain, 841 checks (0.4 ms: 575× and
+//! 28×). In Andersen's analysis one deletion costs DRed 322,586 over-deleted facts (1.3 s)
+//! and alternative proofs 235 checks (0.1 ms). Where nearly everything over-deleted is
+//! really gone (same-generation on a tree, whose facts have one derivation each) DRed does
+//! the same work without the checks: one edge over-deletes 10,731 facts and rederives 20,
+//! where alternative proofs check 10,711 and withdraw them all (1.1 against 2.5 ms); ten
+//! edges cost DRed 5.0 ms and alternative proofs 13.3. There [`Strategy::Auto`] runs DRed,
+//! its sample of `Sg` finding no fact with a second derivation: 1.1 ms for one edge (67×
+//! faster than the fastest recompute, 9.5× than differential-dataflow) and 5.0 ms for ten
+//! (16× and 10×). DRed's removals there cost a bit each: a relation that keeps a bitset
+//! (see above) only clears an over-deleted fact's bit, and leaves its table entry as a
+//! *ghost* until ghosts pass an eighth of the facts, a table must grow, shrink or split, or
+//! the bitset is rebuilt; a table entry out of the cache costs two misses to take out (one
+//! edge: 2.1 → 1.0 ms, ten: 9.9 → 5.6 ms, `profile_update 5 auto 1 10`, the same machine).
+//! On a cycle with chords, where one edge takes 22,747 facts and lengthens the shortest
+//! derivation of many more, alternative proofs are 18× faster than DRed (25 against
+//! 435 ms) and 3.6× faster than the fastest peer's recompute (89 ms), yet past the eighth
+//! of a recompute that [`Strategy::Auto`]'s guard allows, so it gives up on them; so it
+//! does on Andersen's ten deletions (alternative proofs: 0.29 s, against the fastest
+//! recompute's 0.48 s).
 //! Neither incremental strategy suits batches that delete a large share of the input or
 //! reach most of the closure: there a recompute wins, which is what [`Strategy::Auto`] and
 //! its guard are for.
