@@ -64,9 +64,9 @@ fn hash_of<T: Tuple>(fact: &T) -> u64 {
 /// fact out of a table misses it twice (its control bytes, then its slot), and clearing a
 /// bit in a box that fits the cache does not. Ghosts are purged, in one pass over the
 /// tables, once they pass an eighth of the facts ([`FactMap::purge_if_many`]), before a
-/// table shrinks or is split, before a new bitset is built, and before a table grows when
-/// purging spares the growth; so they hold at most an eighth more room than the facts
-/// need. Inserting a ghost's fact revives it in place.
+/// table shrinks or is split, and before a new bitset is built; and a table's ghosts are
+/// purged before room is reserved for a batch (and before one insertion grows the whole
+/// table) if that spares the table growing. Inserting a ghost's fact revives it in place.
 #[derive(Clone)]
 pub(crate) struct FactMap<T> {
     whole: Shard<T>,
@@ -346,7 +346,12 @@ impl<T: Tuple> FactMap<T> {
     }
 
     pub fn is_empty(&self) -> bool {
-        self.len() == 0
+        if self.ghosts == 0 {
+            // Stops at the first table that holds a fact, where `len` sums them all.
+            self.tables().all(HashTable::is_empty)
+        } else {
+            self.len() == 0
+        }
     }
 
     pub fn capacity(&self) -> usize {
