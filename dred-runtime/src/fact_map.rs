@@ -78,7 +78,8 @@ pub(crate) struct FactMap<T> {
     bitset_tried_at: usize,
     /// The bytes of the last box too large for the budget (a quarter of the tables).
     bitset_wanted: usize,
-    /// How many table entries are ghosts.
+    /// How many table entries are ghosts: the sum of `ghosts_by_table`, kept because the
+    /// hot paths ask whether there are any.
     ghosts: usize,
     /// How many entries of each table are ghosts: of each shard, or of the whole table
     /// (at 0) while the map is whole.
@@ -228,6 +229,7 @@ impl<T: Tuple> FactMap<T> {
             // before the lookup, it cost linear closure on a chain from scratch, which never
             // meets one, 1.7% more instructions).
             Entry::Occupied(mut entry) => {
+                // `cleared`, spelled out: the table is borrowed.
                 let ghost = self.ghosts > 0
                     && self
                         .bitset
