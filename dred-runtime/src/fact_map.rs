@@ -186,8 +186,9 @@ impl<T: Tuple> FactMap<T> {
     }
 
     /// Whether `fact` lies in the bitset's box with its bit clear: not held, and a ghost
-    /// if a table holds it. Out of line: asked only while the map holds ghosts.
-    #[inline(never)]
+    /// if a table holds it. Asked only while the map holds ghosts ([`Bitset::clears`] is
+    /// out of line).
+    #[inline]
     fn cleared(&self, fact: &T) -> bool {
         self.bitset
             .as_ref()
