@@ -1451,10 +1451,18 @@ impl<'a> Context<'a> {
         // found cannot be a support (that one was not) nor a lower level, so its later steps
         // are skipped.
         let reads_stamp = mode == Mode::Supports && !body_relation.input;
+        // A fully bound atom's fact, made from the variables, is often absent (most of a
+        // support check's middle facts `R(y, z)` in non-linear closure are); a row read
+        // from an index is held unless retired.
+        let stamp_of = if matches!(current.access, Access::Contains) {
+            quote!(stamp_maybe_absent)
+        } else {
+            quote!(stamp)
+        };
         let with_level = |inner: TokenStream| {
             if reads_stamp {
                 quote! {
-                    if let ::core::option::Option::Some(stamp) = self.#relation.stamp(#row) {
+                    if let ::core::option::Option::Some(stamp) = self.#relation.#stamp_of(#row) {
                         let level = level.max(u64::from(stamp) + 1);
                         if level < lowest {
                             #inner

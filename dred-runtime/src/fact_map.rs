@@ -165,6 +165,19 @@ impl<T: Tuple> FactMap<T> {
         self.find(fact)
     }
 
+    /// [`FactMap::get`] for a fact that may well not be held: the bitset, if it places the
+    /// fact, answers for one that is not (or is a ghost) without reading the tables.
+    #[inline]
+    pub fn get_maybe_absent(&self, fact: &T) -> Option<&Stamp> {
+        if let Some(bitset) = &self.bitset {
+            if bitset.place(fact).is_some_and(|place| !bitset.test(place)) {
+                return None;
+            }
+        }
+        // Held if its bit is set, and no ghost lies outside the box.
+        self.find(fact)
+    }
+
     /// The entry of `fact` in its table, if any: a ghost's too, if it lies in the box.
     #[inline]
     fn find(&self, fact: &T) -> Option<&Stamp> {

@@ -925,6 +925,23 @@ impl<T: Tuple, I> Relation<T, I> {
         self.facts.get(fact).copied()
     }
 
+    /// [`Relation::stamp`] for a fact that may well not hold, as a support check's fully
+    /// bound body atom: if the relation keeps a bitset ([`Relation::with_bitset`]) that
+    /// places the fact, its bit answers for an absent fact, and only a held one's stamp is
+    /// read from the fact table.
+    ///
+    /// ```
+    /// use dred_runtime::Relation;
+    /// let mut r: Relation<(u32, u32)> = Relation::new();
+    /// r.insert((1, 2), 7);
+    /// assert_eq!(r.stamp_maybe_absent(&(1, 2)), Some(7));
+    /// assert_eq!(r.stamp_maybe_absent(&(2, 1)), None);
+    /// ```
+    #[inline]
+    pub fn stamp_maybe_absent(&self, fact: &T) -> Option<Stamp> {
+        self.facts.get_maybe_absent(fact).copied()
+    }
+
     /// Whether a fact returned by [`Relation::probe`] or [`Relation::iter`] still holds:
     /// always, unless some fact is retired.
     #[inline]
