@@ -169,10 +169,8 @@ impl<T: Tuple> FactMap<T> {
     /// fact, answers for one that is not (or is a ghost) without reading the tables.
     #[inline]
     pub fn get_maybe_absent(&self, fact: &T) -> Option<&Stamp> {
-        if let Some(bitset) = &self.bitset {
-            if bitset.place(fact).is_some_and(|place| !bitset.test(place)) {
-                return None;
-            }
+        if self.bit(fact) == Some(false) {
+            return None;
         }
         // Held if its bit is set, and no ghost lies outside the box.
         self.find(fact)
@@ -211,13 +209,18 @@ impl<T: Tuple> FactMap<T> {
     /// Whether `fact` is held: one bit of the bitset, if it has one that places the fact.
     #[inline]
     pub fn contains_key(&self, fact: &T) -> bool {
-        if let Some(bitset) = &self.bitset {
-            if let Some(place) = bitset.place(fact) {
-                return bitset.test(place);
-            }
+        match self.bit(fact) {
+            Some(held) => held,
+            // Not in the box: no ghost can be.
+            None => self.find(fact).is_some(),
         }
-        // Not in the box: no ghost can be.
-        self.find(fact).is_some()
+    }
+
+    /// Whether the bitset holds `fact`, if there is one and its box places the fact.
+    #[inline]
+    fn bit(&self, fact: &T) -> Option<bool> {
+        let bitset = self.bitset.as_ref()?;
+        bitset.place(fact).map(|place| bitset.test(place))
     }
 
     /// Adds `fact` stamped `stamp` unless it is held; `on_new` sees a new fact before it is
