@@ -177,6 +177,16 @@ impl<'a> Context<'a> {
                 } else {
                     (ty.clone(), quote!(::std::clone::Clone::clone(fact)))
                 };
+                let leads = key_columns
+                    .iter()
+                    .copied()
+                    .eq(0..key_columns.len())
+                    .then(|| {
+                        quote!(
+                            const KEY_LEADS: bool = true;
+                        )
+                    });
+                let from_columns = self.fact_from_columns(r);
                 let doc = format!(
                     " How `{}` lays out its index {index} on `{}`.",
                     self.program.name, relation.name
@@ -208,11 +218,49 @@ impl<'a> Context<'a> {
                         }
                         #stamps
                         #lazy
+                        #leads
+                        #from_columns
                     }
                 }
             })
         });
         quote!(#(#layouts)*)
+    }
+
+    /// `IndexLayout::fact_from_columns` for relation `r`, if its columns are all integers
+    /// (of at most 64 bits), chars and bools: the types whose `Hash` writes one integer,
+    /// which the runtime's bitset reads as the column. A signed integer writes its bits
+    /// as the unsigned integer of its width, which `as` gives back.
+    fn fact_from_columns(&self, r: usize) -> Option<TokenStream> {
+        let relation = self.relation(r);
+        let columns = relation
+            .columns
+            .iter()
+            .enumerate()
+            .map(|(at, column)| {
+                let value = quote!(columns[#at]);
+                let ty = &column.ty;
+                match column.class {
+                    TypeClass::Int { bits, .. } if bits <= 64 => Some(quote!(#value as #ty)),
+                    TypeClass::Char => Some(quote!(::core::char::from_u32(#value as u32)?)),
+                    TypeClass::Bool => Some(quote!(#value != 0)),
+                    _ => None,
+                }
+            })
+            .collect::<Option<Vec<_>>>()?;
+        if columns.is_empty() {
+            return None;
+        }
+        let (ty, count) = (self.ty(relation), relation.columns.len());
+        Some(quote! {
+            #[inline]
+            fn fact_from_columns(columns: &[u64]) -> ::core::option::Option<#ty> {
+                if columns.len() != #count {
+                    return ::core::option::Option::None;
+                }
+                ::core::option::Option::Some(#ty(#(#columns),*))
+            }
+        })
     }
 
     /// How relation `r`'s indexes group into tuples of at most [`INDEX_TUPLE`] (the

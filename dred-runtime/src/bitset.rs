@@ -220,6 +220,30 @@ impl Bitset {
         self.outside
     }
 
+    /// Visits the columns of each fact whose bit is set, in the order of the columns'
+    /// values (the first column's, then the second's, ...), until `visit` says to stop;
+    /// returns whether it visited them all. One pass over the words: the box is the
+    /// relation's facts in order, at a bit each.
+    pub fn visit_in_order(&self, mut visit: impl FnMut(&[u64]) -> bool) -> bool {
+        let mut columns = [0u64; MAX_COLUMNS];
+        for (at, &word) in self.words.iter().enumerate() {
+            let mut word = word;
+            while word != 0 {
+                let mut place = (at * 64) as u64 + u64::from(word.trailing_zeros());
+                word &= word - 1;
+                for column in (0..self.columns).rev() {
+                    let width = self.widths[column];
+                    columns[column] = place & ((1u64 << width) - 1);
+                    place >>= width;
+                }
+                if !visit(&columns[..self.columns]) {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
     pub fn bytes(&self) -> usize {
         self.words.capacity() * 8
     }
@@ -246,6 +270,36 @@ mod tests {
         bitset.remove(&(4u32, 0u32));
         assert!(!bitset.test(bitset.place(&(1u32, 1u32)).unwrap()));
         assert_eq!(bitset.outside(), 0);
+    }
+
+    #[test]
+    fn the_facts_are_visited_in_the_order_of_their_columns() {
+        let facts = [(3u32, 0u32), (0, 5), (2, 2), (0, 1), (3, 7)];
+        let bitset = Bitset::build(|| [facts.iter()].into_iter(), 0).expect("a small box");
+        let mut visited = Vec::new();
+        assert!(bitset.visit_in_order(|columns| {
+            visited.push((columns[0] as u32, columns[1] as u32));
+            true
+        }));
+        let mut sorted = facts.to_vec();
+        sorted.sort();
+        assert_eq!(visited, sorted);
+        // Stopped after the second.
+        let mut seen = 0;
+        assert!(!bitset.visit_in_order(|_| {
+            seen += 1;
+            seen < 2
+        }));
+        assert_eq!(seen, 2);
+        // A column whose values are all 0 takes no bits, and reads as 0.
+        let zeros = [(0u8, 4u8, 0u8), (0, 1, 0)];
+        let bitset = Bitset::build(|| [zeros.iter()].into_iter(), 0).expect("a small box");
+        let mut visited = Vec::new();
+        bitset.visit_in_order(|columns| {
+            visited.push(columns.to_vec());
+            true
+        });
+        assert_eq!(visited, [vec![0, 1, 0], vec![0, 4, 0]]);
     }
 
     #[test]

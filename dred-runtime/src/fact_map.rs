@@ -216,6 +216,18 @@ impl<T: Tuple> FactMap<T> {
         }
     }
 
+    /// The bitset, if the map has one and it holds every held fact (none lies outside its
+    /// box): then it lists them, in order.
+    pub fn bitset_of_all(&self) -> Option<&Bitset> {
+        self.bitset.as_ref().filter(|bitset| bitset.outside() == 0)
+    }
+
+    /// How many table entries are ghosts.
+    #[cfg(test)]
+    pub fn ghost_count(&self) -> usize {
+        self.ghosts
+    }
+
     /// Whether the bitset holds `fact`, if there is one and its box places the fact.
     #[inline]
     fn bit(&self, fact: &T) -> Option<bool> {

@@ -342,6 +342,20 @@ pub trait IndexLayout<T>: 'static {
     /// unbuilt (same-generation's two indexes on `Sg`: a fifth of its materialization).
     /// Such an index is built by the first probe, and then maintained.
     const EAGER: bool = true;
+    /// Whether the key is the fact's first columns, in order: then facts in the order of
+    /// their columns come grouped by key (see [`IndexLayout::fact_from_columns`]).
+    const KEY_LEADS: bool = false;
+    /// The fact whose columns, each read as the one integer its `Hash` writes, are
+    /// `columns`; `None` if the relation's facts cannot be rebuilt so (`datalog!` rebuilds
+    /// those whose columns are all integers, chars and bools). With it, and a key that
+    /// leads, an index is built from its relation's bitset: one pass over a bit per
+    /// possible fact in order, bucket after bucket, where the other build passes twice over
+    /// the fact table in hash order, each fact's row going to a bucket of its own.
+    #[inline]
+    fn fact_from_columns(columns: &[u64]) -> Option<T> {
+        let _ = columns;
+        None
+    }
 }
 
 /// The stamp a stamped index keeps for a retired fact's row (see [`IndexLayout::STAMPED`]).
@@ -491,6 +505,9 @@ impl<T: Tuple, L: IndexLayout<T>> Index<T, L> {
     /// as added before the relation's current batch: a superset of those that were (see
     /// [`Relation::probe_before_latest`]).
     fn build(source: &IndexSource<'_, T>) -> Buckets<L::Key, L::Row> {
+        if let Some(buckets) = Self::build_in_order(source) {
+            return buckets;
+        }
         // Count first (in `before`, which ends as the size), so that each bucket is
         // allocated once, at its size.
         let mut buckets: Buckets<L::Key, L::Row> = HashTable::new();
@@ -531,6 +548,60 @@ impl<T: Tuple, L: IndexLayout<T>> Index<T, L> {
             }
         }
         buckets
+    }
+
+    /// [`Index::build`] from the relation's bitset, which lists its facts in order, so
+    /// grouped by a key that leads: each bucket's rows are gathered, then stored at their
+    /// size. Only for an unstamped index of a relation without retired facts, whose bitset
+    /// holds all its facts and whose facts can be rebuilt from their columns (see
+    /// [`IndexLayout::fact_from_columns`]); else `None`. Linear closure from scratch, whose
+    /// index on `R` is built at the end: on a random graph (5.8 M facts) the build took
+    /// 103 ms before, on a chain (2 M) 39 ms, on the cycle (1 M) 19 ms.
+    fn build_in_order(source: &IndexSource<'_, T>) -> Option<Buckets<L::Key, L::Row>> {
+        if L::STAMPED || !L::KEY_LEADS || !source.dead.is_empty() {
+            return None;
+        }
+        let bitset = source.held.bitset_of_all()?;
+        let mut buckets: Buckets<L::Key, L::Row> = HashTable::new();
+        let mut rows: Vec<L::Row> = Vec::new();
+        let mut current: Option<(u64, L::Key)> = None;
+        let store = |buckets: &mut Buckets<_, _>, (hash, key), rows: &mut Vec<L::Row>| {
+            let keyed = Keyed {
+                hash,
+                key,
+                bucket: Bucket {
+                    rows: rows.to_vec(),
+                    stamps: Vec::new(),
+                    grown_in: source.batch,
+                    before: rows.len(),
+                },
+            };
+            buckets.insert_unique(hash, keyed, |k| k.hash);
+            rows.clear();
+        };
+        let rebuilt = bitset.visit_in_order(|columns| {
+            let Some(fact) = L::fact_from_columns(columns) else {
+                return false;
+            };
+            match &current {
+                Some((_, key)) if L::matches(key, &fact) => {}
+                _ => {
+                    if let Some(done) = current.take() {
+                        store(&mut buckets, done, &mut rows);
+                    }
+                    current = Some((L::hash(&fact), L::key(&fact)));
+                }
+            }
+            rows.push(L::row(&fact));
+            true
+        });
+        if !rebuilt {
+            return None;
+        }
+        if let Some(done) = current {
+            store(&mut buckets, done, &mut rows);
+        }
+        Some(buckets)
     }
 
     /// The bucket of the key that hashes to `hash` and passes `is_key`, building the index
@@ -1391,6 +1462,90 @@ mod tests {
     fn probe_before_latest(rel: &Pairs, first: u32) -> Vec<(u32, u32)> {
         let rows = rel.probe_before_latest(|ix| &ix.0, key_hash(&(&first,)), |key| key.0 == first);
         rows.iter().map(|rest| (first, rest.0)).collect()
+    }
+
+    /// [`ByFirst`], with the facts rebuilt from their columns: built from the bitset.
+    struct ByFirstInOrder;
+
+    impl IndexLayout<(u32, u32)> for ByFirstInOrder {
+        type Key = (u32,);
+        type Row = (u32,);
+        fn hash(e: &(u32, u32)) -> u64 {
+            ByFirst::hash(e)
+        }
+        fn matches(key: &(u32,), e: &(u32, u32)) -> bool {
+            ByFirst::matches(key, e)
+        }
+        fn key(e: &(u32, u32)) -> (u32,) {
+            ByFirst::key(e)
+        }
+        fn row(e: &(u32, u32)) -> (u32,) {
+            ByFirst::row(e)
+        }
+        const KEY_LEADS: bool = true;
+        fn fact_from_columns(columns: &[u64]) -> Option<(u32, u32)> {
+            Some((columns[0] as u32, columns[1] as u32))
+        }
+    }
+
+    #[test]
+    fn an_index_built_from_the_bitset_has_the_buckets_of_one_built_from_the_table() {
+        let previous = (
+            crate::program::set_admit_batches_from(0),
+            crate::program::set_ghost_share(0),
+        );
+        let facts: FactSet<(u32, u32)> = (0..400u32).map(|i| (i * 7 % 23, i * 13 % 41)).collect();
+        let gone: FactSet<(u32, u32)> = facts.iter().copied().filter(|f| f.1 % 5 == 0).collect();
+        // A fact outside the box (its first column wider than any before, and the wider
+        // box over budget) leaves the bitset listing only some facts: the index is then
+        // built from the table. Removed facts are ghosts: in the table, their bits clear.
+        for outside in [None, Some((1000, 1))] {
+            for removed in [false, true] {
+                let mut table = pairs();
+                let mut in_order: Relation<_, (Index<_, ByFirstInOrder>,)> =
+                    Relation::with_indexes((Index::new(),)).with_bitset();
+                table.insert_all(&facts, 1);
+                in_order.insert_all(&facts, 1);
+                // A relation considers a bitset as a batch begins.
+                in_order.insert_all(&FactSet::default(), 2);
+                if let Some(fact) = outside {
+                    table.insert(fact, 2);
+                    in_order.insert(fact, 2);
+                }
+                if removed {
+                    table.remove_all(&gone);
+                    in_order.remove_all(&gone);
+                    assert!(in_order.facts.ghost_count() > 0);
+                }
+                // Builds the indexes.
+                table.finish_materialization();
+                in_order.finish_materialization();
+                assert_eq!(in_order.facts.bitset_of_all().is_some(), outside.is_none());
+                for first in 0..1001 {
+                    let key = key_hash(&(&first,));
+                    let mut expected: Vec<u32> = table
+                        .probe(|ix| &ix.0, key, |k| k.0 == first)
+                        .iter()
+                        .map(|row| row.0)
+                        .collect();
+                    let rows: Vec<u32> = in_order
+                        .probe(|ix| &ix.0, key, |k| k.0 == first)
+                        .iter()
+                        .map(|row| row.0)
+                        .collect();
+                    if outside.is_none() {
+                        // Rows in the order of the columns: built from the bitset.
+                        assert!(rows.windows(2).all(|w| w[0] < w[1]), "{first}: {rows:?}");
+                    }
+                    let mut sorted = rows.clone();
+                    sorted.sort_unstable();
+                    expected.sort_unstable();
+                    assert_eq!(sorted, expected, "bucket {first}");
+                }
+            }
+        }
+        crate::program::set_admit_batches_from(previous.0);
+        crate::program::set_ghost_share(previous.1);
     }
 
     /// [`ByFirst`], keeping stamps.
