@@ -321,3 +321,96 @@ fn negative_integer_char_and_bool_constants_match_and_render() {
     assert!(report.to_string().contains("overdelete 2: Negative('q')"));
     cells.verify().unwrap();
 }
+
+mod every_column_type {
+    dred::datalog! {
+        pub struct Columns;
+        @input pub struct A(pub i8, pub i16, pub i32, pub i64, pub isize);
+        @input pub struct B(pub i8, pub u8, pub u16, pub u32, pub u64, pub usize, pub char, pub bool);
+        pub struct J(pub i16, pub char);
+        J(y, c) <- A(x, y, _, _, _), B(x, _, _, _, _, _, c, _);
+    }
+}
+
+/// The columns of `fact` as a relation's bitset reads them: the integer each `Hash` write
+/// gives (signed integers write their bits as the unsigned integer of their width).
+fn columns_of(fact: &impl std::hash::Hash) -> Vec<u64> {
+    struct Columns(Vec<u64>);
+    impl std::hash::Hasher for Columns {
+        fn finish(&self) -> u64 {
+            0
+        }
+        fn write(&mut self, _: &[u8]) {
+            panic!("a column that is not one integer");
+        }
+        fn write_u8(&mut self, value: u8) {
+            self.0.push(value.into());
+        }
+        fn write_u16(&mut self, value: u16) {
+            self.0.push(value.into());
+        }
+        fn write_u32(&mut self, value: u32) {
+            self.0.push(value.into());
+        }
+        fn write_u64(&mut self, value: u64) {
+            self.0.push(value);
+        }
+        fn write_usize(&mut self, value: usize) {
+            self.0.push(value as u64);
+        }
+    }
+    let mut columns = Columns(Vec::new());
+    fact.hash(&mut columns);
+    columns.0
+}
+
+#[test]
+fn facts_of_integer_char_and_bool_columns_are_rebuilt_from_their_bitset_columns() {
+    use dred::runtime::IndexLayout;
+    use every_column_type::*;
+    let a_facts = [
+        A(0, 0, 0, 0, 0),
+        A(-1, i16::MIN, i32::MAX, i64::MIN, -7),
+        A(i8::MIN, -300, -1, i64::MAX, isize::MAX),
+    ];
+    for fact in a_facts {
+        let columns = columns_of(&fact);
+        assert_eq!(columns.len(), 5);
+        assert_eq!(
+            __DredColumnsAIndex0::fact_from_columns(&columns),
+            Some(fact)
+        );
+    }
+    let b_facts = [
+        B(0, 0, 0, 0, 0, 0, 'a', false),
+        B(
+            -128,
+            255,
+            u16::MAX,
+            u32::MAX,
+            u64::MAX,
+            usize::MAX,
+            '\u{10FFFF}',
+            true,
+        ),
+        B(5, 1, 2, 3, 4, 5, 'é', true),
+    ];
+    for fact in b_facts {
+        let columns = columns_of(&fact);
+        assert_eq!(
+            __DredColumnsBIndex0::fact_from_columns(&columns),
+            Some(fact)
+        );
+    }
+    // Another arity, or a value no char has, rebuilds nothing.
+    let mut wrong = columns_of(&B(1, 1, 1, 1, 1, 1, 'b', true));
+    wrong[6] = 0xD800;
+    assert_eq!(__DredColumnsBIndex0::fact_from_columns(&wrong), None);
+    assert_eq!(__DredColumnsBIndex0::fact_from_columns(&wrong[..7]), None);
+    // The indexes these joins probe are keyed by the first column.
+    let leads = (
+        __DredColumnsAIndex0::KEY_LEADS,
+        __DredColumnsBIndex0::KEY_LEADS,
+    );
+    assert_eq!(leads, (true, true));
+}
