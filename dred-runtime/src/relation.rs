@@ -555,8 +555,8 @@ impl<T: Tuple, L: IndexLayout<T>> Index<T, L> {
     /// size. Only for an unstamped index of a relation without retired facts, whose bitset
     /// holds all its facts and whose facts can be rebuilt from their columns (see
     /// [`IndexLayout::fact_from_columns`]); else `None`. Linear closure from scratch, whose
-    /// index on `R` is built at the end: on a random graph (5.8 M facts) the build took
-    /// 103 ms before, on a chain (2 M) 39 ms, on the cycle (1 M) 19 ms.
+    /// index on `R` is built at the end: on a random graph (5.8 M facts) 103 → 12 ms, on a
+    /// chain (2 M) 39 → 5 ms, on the cycle (1 M) 19 → 2.4 ms.
     fn build_in_order(source: &IndexSource<'_, T>) -> Option<Buckets<L::Key, L::Row>> {
         if L::STAMPED || !L::KEY_LEADS || !source.dead.is_empty() {
             return None;
