@@ -186,7 +186,8 @@ impl<'a> Context<'a> {
                             const KEY_LEADS: bool = true;
                         )
                     });
-                let from_columns = self.fact_from_columns(r);
+                // Only an index whose key leads is built from the bitset.
+                let from_columns = leads.as_ref().and_then(|_| self.fact_from_columns(r));
                 let doc = format!(
                     " How `{}` lays out its index {index} on `{}`.",
                     self.program.name, relation.name
