@@ -1464,29 +1464,41 @@ mod tests {
         rows.iter().map(|rest| (first, rest.0)).collect()
     }
 
-    /// [`ByFirst`], with the facts rebuilt from their columns: built from the bitset.
-    struct ByFirstInOrder;
+    /// A layout that is [`ByFirst`] but for the associated items given.
+    macro_rules! by_first_but {
+        ($(#[$doc:meta])* $name:ident { $($items:tt)* }) => {
+            $(#[$doc])*
+            struct $name;
 
-    impl IndexLayout<(u32, u32)> for ByFirstInOrder {
-        type Key = (u32,);
-        type Row = (u32,);
-        fn hash(e: &(u32, u32)) -> u64 {
-            ByFirst::hash(e)
-        }
-        fn matches(key: &(u32,), e: &(u32, u32)) -> bool {
-            ByFirst::matches(key, e)
-        }
-        fn key(e: &(u32, u32)) -> (u32,) {
-            ByFirst::key(e)
-        }
-        fn row(e: &(u32, u32)) -> (u32,) {
-            ByFirst::row(e)
-        }
-        const KEY_LEADS: bool = true;
-        fn fact_from_columns(columns: &[u64]) -> Option<(u32, u32)> {
-            Some((columns[0] as u32, columns[1] as u32))
-        }
+            impl IndexLayout<(u32, u32)> for $name {
+                type Key = (u32,);
+                type Row = (u32,);
+                fn hash(e: &(u32, u32)) -> u64 {
+                    ByFirst::hash(e)
+                }
+                fn matches(key: &(u32,), e: &(u32, u32)) -> bool {
+                    ByFirst::matches(key, e)
+                }
+                fn key(e: &(u32, u32)) -> (u32,) {
+                    ByFirst::key(e)
+                }
+                fn row(e: &(u32, u32)) -> (u32,) {
+                    ByFirst::row(e)
+                }
+                $($items)*
+            }
+        };
     }
+
+    by_first_but!(
+        /// [`ByFirst`], with the facts rebuilt from their columns: built from the bitset.
+        ByFirstInOrder {
+            const KEY_LEADS: bool = true;
+            fn fact_from_columns(columns: &[u64]) -> Option<(u32, u32)> {
+                Some((columns[0] as u32, columns[1] as u32))
+            }
+        }
+    );
 
     #[test]
     fn an_index_built_from_the_bitset_has_the_buckets_of_one_built_from_the_table() {
@@ -1548,26 +1560,12 @@ mod tests {
         crate::program::set_ghost_share(previous.1);
     }
 
-    /// [`ByFirst`], keeping stamps.
-    struct ByFirstStamped;
-
-    impl IndexLayout<(u32, u32)> for ByFirstStamped {
-        type Key = (u32,);
-        type Row = (u32,);
-        fn hash(e: &(u32, u32)) -> u64 {
-            ByFirst::hash(e)
+    by_first_but!(
+        /// [`ByFirst`], keeping stamps.
+        ByFirstStamped {
+            const STAMPED: bool = true;
         }
-        fn matches(key: &(u32,), e: &(u32, u32)) -> bool {
-            ByFirst::matches(key, e)
-        }
-        fn key(e: &(u32, u32)) -> (u32,) {
-            ByFirst::key(e)
-        }
-        fn row(e: &(u32, u32)) -> (u32,) {
-            ByFirst::row(e)
-        }
-        const STAMPED: bool = true;
-    }
+    );
 
     type StampedPairs = Relation<(u32, u32), (Index<(u32, u32), ByFirstStamped>,)>;
 
