@@ -414,3 +414,73 @@ fn facts_of_integer_char_and_bool_columns_are_rebuilt_from_their_bitset_columns(
     );
     assert_eq!(leads, (true, true));
 }
+
+mod small_pairs {
+    dred::datalog! {
+        pub struct Reach;
+        @input pub struct E(pub u16, pub u16);
+        pub struct R(pub u16, pub u16);
+        R(x, y) <- E(x, y);
+        R(x, z) <- R(x, y), E(y, z);
+    }
+}
+
+/// The pairs `(a, b)` with a path from `a` to `b` over `edges`.
+fn reachable(edges: &[(u16, u16)]) -> std::collections::BTreeSet<(u16, u16)> {
+    let mut pairs: std::collections::BTreeSet<(u16, u16)> = edges.iter().copied().collect();
+    loop {
+        let longer: Vec<(u16, u16)> = pairs
+            .iter()
+            .flat_map(|&(a, b)| {
+                edges
+                    .iter()
+                    .filter(move |e| e.0 == b)
+                    .map(move |e| (a, e.1))
+            })
+            .filter(|pair| !pairs.contains(pair))
+            .collect();
+        if longer.is_empty() {
+            return pairs;
+        }
+        pairs.extend(longer);
+    }
+}
+
+#[test]
+fn a_relation_of_small_integers_keeps_its_facts_dense_and_rebuilds_them_when_iterated() {
+    use dred::runtime::program::set_admit_batches_from;
+    use small_pairs::*;
+    // Every relation counts as too large for the cache, so small ones turn dense too.
+    let previous = set_admit_batches_from(0);
+    let mut edges: Vec<(u16, u16)> = (0..40).map(|a| (a, (a + 1) % 40)).collect();
+    edges.extend([(3, 17), (30, 5)]);
+    let inputs = Batch::new().insert_all(edges.iter().map(|&(a, b)| E(a, b)));
+    let (mut program, _) = Reach::materialize(inputs);
+    let held = |program: &Reach| {
+        let relation = program.relation::<R>();
+        let facts: std::collections::BTreeSet<(u16, u16)> =
+            relation.iter().map(|fact| (fact.0, fact.1)).collect();
+        assert_eq!(facts.len(), relation.len());
+        assert!(facts.iter().all(|&(a, b)| relation.contains(&R(a, b))));
+        (relation.is_dense(), facts)
+    };
+    assert_eq!(held(&program), (true, reachable(&edges)));
+    // A recompute hands the box and its stamps to the new relation.
+    edges.retain(|&edge| edge != (0, 1));
+    program.update_using(
+        Batch::new().delete(E(0, 1)),
+        dred::Strategy::Recompute,
+        Trace::Counts,
+    );
+    assert_eq!(held(&program), (true, reachable(&edges)));
+    // Alternative proofs restamp facts of the box; DRed removes and rederives them.
+    for strategy in [dred::Strategy::AltProof, dred::Strategy::DRed] {
+        edges.retain(|&edge| edge != (3, 17));
+        program.update_using(Batch::new().delete(E(3, 17)), strategy, Trace::Counts);
+        assert_eq!(held(&program), (true, reachable(&edges)));
+        edges.push((3, 17));
+        program.update_using(Batch::new().insert(E(3, 17)), strategy, Trace::Counts);
+        assert_eq!(held(&program), (true, reachable(&edges)));
+    }
+    set_admit_batches_from(previous);
+}

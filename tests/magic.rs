@@ -220,8 +220,8 @@ fn run(check: impl Fn(&(Vec<Edge>, Vec<Step>)) -> Result<(), TestCaseError>) {
     runner.run(&histories(), |history| check(&history)).unwrap();
 }
 
-fn pairs<'a>(facts: impl Iterator<Item = (&'a u32, &'a u32)>) -> Vec<Edge> {
-    let mut pairs: Vec<Edge> = facts.map(|(a, b)| (*a, *b)).collect();
+fn pairs(facts: impl Iterator<Item = Edge>) -> Vec<Edge> {
+    let mut pairs: Vec<Edge> = facts.collect();
     pairs.sort();
     pairs
 }
@@ -249,13 +249,13 @@ fn a_bound_first_argument_on_non_linear_recursion() {
             h,
             edges_for!(FromZeroFacts),
             None,
-            |q| pairs(q.answers().iter().map(|r| (&r.0, &r.1))),
+            |q| pairs(q.answers().iter().map(|r| (r.0, r.1))),
             |full, _| {
                 pairs(
                     full.relation::<R>()
                         .iter()
                         .filter(|r| r.0 == 0)
-                        .map(|r| (&r.0, &r.1)),
+                        .map(|r| (r.0, r.1)),
                 )
             },
         )
@@ -270,13 +270,13 @@ fn a_bound_second_argument_on_linear_recursion() {
             h,
             edges_for!(IntoThreeFacts),
             None,
-            |q| pairs(q.answers().iter().map(|r| (&r.0, &r.1))),
+            |q| pairs(q.answers().iter().map(|r| (r.0, r.1))),
             |full, _| {
                 pairs(
                     full.relation::<L>()
                         .iter()
                         .filter(|r| r.1 == 3)
-                        .map(|r| (&r.0, &r.1)),
+                        .map(|r| (r.0, r.1)),
                 )
             },
         )
@@ -291,13 +291,13 @@ fn both_arguments_bound() {
             h,
             edges_for!(OneToTwoFacts),
             None,
-            |q| pairs(q.answers().iter().map(|r| (&r.0, &r.1))),
+            |q| pairs(q.answers().iter().map(|r| (r.0, r.1))),
             |full, _| {
                 pairs(
                     full.relation::<R>()
                         .iter()
                         .filter(|r| (r.0, r.1) == (1, 2))
-                        .map(|r| (&r.0, &r.1)),
+                        .map(|r| (r.0, r.1)),
                 )
             },
         )
@@ -312,13 +312,13 @@ fn a_non_recursive_relation() {
             h,
             edges_for!(TwoFromTwoFacts),
             None,
-            |q| pairs(q.answers().iter().map(|r| (&r.0, &r.1))),
+            |q| pairs(q.answers().iter().map(|r| (r.0, r.1))),
             |full, _| {
                 pairs(
                     full.relation::<Two>()
                         .iter()
                         .filter(|r| r.0 == 2)
-                        .map(|r| (&r.0, &r.1)),
+                        .map(|r| (r.0, r.1)),
                 )
             },
         )
@@ -334,13 +334,13 @@ fn mutually_recursive_relations() {
             h,
             edges_for!(EvenFromOneFacts),
             None,
-            |q| pairs(q.answers().iter().map(|r| (&r.0, &r.1))),
+            |q| pairs(q.answers().iter().map(|r| (r.0, r.1))),
             |full, _| {
                 pairs(
                     full.relation::<Even>()
                         .iter()
                         .filter(|r| r.0 == 1)
-                        .map(|r| (&r.0, &r.1)),
+                        .map(|r| (r.0, r.1)),
                 )
             },
         )
@@ -362,14 +362,14 @@ fn a_run_time_binding_asked_and_withdrawn_mid_sequence() {
             h,
             edges_for!(ReachFromFacts),
             Some((&|(source, _)| (source, 0), &ask)),
-            |q| pairs(q.answers().iter().map(|r| (&r.0, &r.1))),
+            |q| pairs(q.answers().iter().map(|r| (r.0, r.1))),
             |full, asked| {
                 let sources: BTreeSet<u32> = asked.iter().map(|a| a.0).collect();
                 pairs(
                     full.relation::<R>()
                         .iter()
                         .filter(|r| sources.contains(&r.0))
-                        .map(|r| (&r.0, &r.1)),
+                        .map(|r| (r.0, r.1)),
                 )
             },
         )
@@ -391,13 +391,13 @@ fn two_run_time_bindings() {
             h,
             edges_for!(BetweenFacts),
             Some((&|binding| binding, &ask)),
-            |q| pairs(q.answers().iter().map(|r| (&r.0, &r.1))),
+            |q| pairs(q.answers().iter().map(|r| (r.0, r.1))),
             |full, asked| {
                 pairs(
                     full.relation::<L>()
                         .iter()
                         .filter(|r| asked.contains(&(r.0, r.1)))
-                        .map(|r| (&r.0, &r.1)),
+                        .map(|r| (r.0, r.1)),
                 )
             },
         )

@@ -63,8 +63,8 @@ fn runner() -> TestRunner {
     })
 }
 
-fn pairs<'a>(it: impl Iterator<Item = (&'a u32, &'a u32)>) -> BTreeSet<Vec<u32>> {
-    it.map(|(a, b)| vec![*a, *b]).collect()
+fn pairs(it: impl Iterator<Item = (u32, u32)>) -> BTreeSet<Vec<u32>> {
+    it.map(|(a, b)| vec![a, b]).collect()
 }
 
 mod dred_tc {
@@ -129,10 +129,10 @@ fn closures_same_generation_and_three_atom_rules_agree_with_crepe() {
                 },
                 |p| {
                     vec![
-                        pairs(p.relation::<Nonlinear>().iter().map(|f| (&f.0, &f.1))),
-                        pairs(p.relation::<Linear>().iter().map(|f| (&f.0, &f.1))),
-                        pairs(p.relation::<SameGen>().iter().map(|f| (&f.0, &f.1))),
-                        pairs(p.relation::<Conn>().iter().map(|f| (&f.0, &f.1))),
+                        pairs(p.relation::<Nonlinear>().iter().map(|f| (f.0, f.1))),
+                        pairs(p.relation::<Linear>().iter().map(|f| (f.0, f.1))),
+                        pairs(p.relation::<SameGen>().iter().map(|f| (f.0, f.1))),
+                        pairs(p.relation::<Conn>().iter().map(|f| (f.0, f.1))),
                     ]
                 },
                 |edges| {
@@ -140,10 +140,10 @@ fn closures_same_generation_and_three_atom_rules_agree_with_crepe() {
                     peer.extend(edges.iter().map(|&(a, b)| crepe_tc::E(a, b)));
                     let (nonlinear, linear, same_gen, conn) = peer.run();
                     vec![
-                        pairs(nonlinear.iter().map(|f| (&f.0, &f.1))),
-                        pairs(linear.iter().map(|f| (&f.0, &f.1))),
-                        pairs(same_gen.iter().map(|f| (&f.0, &f.1))),
-                        pairs(conn.iter().map(|f| (&f.0, &f.1))),
+                        pairs(nonlinear.iter().map(|f| (f.0, f.1))),
+                        pairs(linear.iter().map(|f| (f.0, f.1))),
+                        pairs(same_gen.iter().map(|f| (f.0, f.1))),
+                        pairs(conn.iter().map(|f| (f.0, f.1))),
                     ]
                 },
             )

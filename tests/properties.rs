@@ -16,8 +16,8 @@ mod common;
 
 use common::*;
 use dred::runtime::program::{
-    set_admit_batches_from, set_ghost_share, set_held_joins, HeldJoins, ADMIT_BATCHES_FROM_BYTES,
-    GHOSTS_PURGED_PAST_SHARE,
+    set_admit_batches_from, set_dense_allowed, set_ghost_share, set_held_joins, HeldJoins,
+    ADMIT_BATCHES_FROM_BYTES, GHOSTS_PURGED_PAST_SHARE,
 };
 use dred::runtime::relation::{set_delta_chunk, DELTA_CHUNK};
 use dred::runtime::{Batch, FactSets, GroundFact, Program, Strategy, Trace};
@@ -137,7 +137,9 @@ fn batch_and_reference<P: Program>(
 /// on their first facts and widened as facts outside their box arrive. One in two of
 /// those keeps the ghosts of removed facts until a table must grow or shrink (in a small
 /// relation, nearly every removal passes the eighth that purges them), so that later
-/// updates meet them.
+/// updates meet them. Histories of an even number of batches let relations keep their
+/// facts dense (their box small beside their table: every small one in those histories),
+/// the others keep them in tables beside their bitsets.
 fn check_history<P: Program>(
     initial: &[RawFact],
     batches: &[RawBatch],
@@ -149,11 +151,13 @@ fn check_history<P: Program>(
         set_delta_chunk(chunk),
         set_admit_batches_from(batches_from),
         set_ghost_share(ghost_share),
+        set_dense_allowed(batches.len() % 2 == 0),
     );
     let checked = check_history_chunked::<P>(initial, batches);
     set_delta_chunk(previous.0);
     set_admit_batches_from(previous.1);
     set_ghost_share(previous.2);
+    set_dense_allowed(previous.3);
     checked
 }
 
@@ -196,8 +200,9 @@ fn check_history_chunked<P: Program>(
 /// seed's reference: what lost support was over-deleted by DRed, what was checked was
 /// reached by DRed, and what it withdrew is exactly the true derived change. One history
 /// in two treats every relation as too large for the cache, as [`check_history`] does:
-/// heads are tested in batches, relations of integer columns keep bitsets, and one in
-/// two of those keeps ghosts.
+/// heads are tested in batches, relations of integer columns keep bitsets, one in two of
+/// those keeps ghosts, and (as there) histories of an odd number of batches keep no
+/// relation dense.
 fn check_strategies<P: Program>(
     initial: &[RawFact],
     batches: &[RawBatch],
@@ -207,10 +212,12 @@ fn check_strategies<P: Program>(
     let previous = (
         set_admit_batches_from(large_from),
         set_ghost_share(ghost_share),
+        set_dense_allowed(batches.len() % 2 == 0),
     );
     let checked = check_strategies_sized::<P>(initial, batches);
     set_admit_batches_from(previous.0);
     set_ghost_share(previous.1);
+    set_dense_allowed(previous.2);
     checked
 }
 

@@ -522,7 +522,7 @@ fn a_spent_budget_stops_a_join_between_delta_facts() {
             .relation::<E>()
             .iter()
             .filter(|e| e.0 % 3 == 0)
-            .cloned()
+            .map(std::borrow::Cow::into_owned)
             .collect(),
         ..ChainFacts::default()
     };
@@ -572,7 +572,7 @@ fn a_spent_budget_stops_a_grouped_join_inside_its_group() {
             .relation::<R>()
             .iter()
             .filter(|r| r.1 == 0)
-            .cloned()
+            .map(std::borrow::Cow::into_owned)
             .collect(),
         ..ClosureFacts::default()
     };

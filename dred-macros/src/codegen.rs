@@ -233,6 +233,19 @@ impl<'a> Context<'a> {
     /// which the runtime's bitset reads as the column. A signed integer writes its bits
     /// as the unsigned integer of its width, which `as` gives back.
     fn fact_from_columns(&self, r: usize) -> Option<TokenStream> {
+        let (ty, body) = (self.ty(self.relation(r)), self.rebuild_from_columns(r)?);
+        Some(quote! {
+            #[inline]
+            fn fact_from_columns(columns: &[u64]) -> ::core::option::Option<#ty> {
+                #body
+            }
+        })
+    }
+
+    /// The body of a function from `columns: &[u64]` to `Option` of relation `r`'s fact,
+    /// if its columns are all integers (of at most 64 bits), chars and bools (see
+    /// [`Self::fact_from_columns`]).
+    fn rebuild_from_columns(&self, r: usize) -> Option<TokenStream> {
         let relation = self.relation(r);
         let columns = relation
             .columns
@@ -254,13 +267,10 @@ impl<'a> Context<'a> {
         }
         let (ty, count) = (self.ty(relation), relation.columns.len());
         Some(quote! {
-            #[inline]
-            fn fact_from_columns(columns: &[u64]) -> ::core::option::Option<#ty> {
-                if columns.len() != #count {
-                    return ::core::option::Option::None;
-                }
-                ::core::option::Option::Some(#ty(#(#columns),*))
+            if columns.len() != #count {
+                return ::core::option::Option::None;
             }
+            ::core::option::Option::Some(#ty(#(#columns),*))
         })
     }
 
@@ -611,7 +621,7 @@ impl<'a> Context<'a> {
         });
         let rules = self.program.rules.iter().map(|rule| self.rule_info(rule));
         // Every index set is a tuple (of tuples) of indexes, none built by default.
-        let empties = relations.iter().map(|relation| {
+        let empties = relations.iter().enumerate().map(|(r, relation)| {
             let name = &relation.name;
             // A column of these types hashes as one integer, and equal integers are equal.
             let integers = relation.columns.iter().all(|c| {
@@ -621,7 +631,14 @@ impl<'a> Context<'a> {
                 )
             });
             let bitset = integers.then(|| quote!(.with_bitset()));
-            quote!(#name: #rt::Relation::with_indexes(::core::default::Default::default()) #bitset)
+            let dense = self.rebuild_from_columns(r).map(|body| {
+                let ty = self.ty(relation);
+                quote!(.with_facts_from_columns({
+                    fn rebuild(columns: &[u64]) -> ::core::option::Option<#ty> { #body }
+                    rebuild
+                }))
+            });
+            quote!(#name: #rt::Relation::with_indexes(::core::default::Default::default()) #bitset #dense)
         });
         let constants = self
             .program
@@ -839,13 +856,13 @@ impl<'a> Context<'a> {
                 fn fact_count(&self) -> usize {
                     0 #(+ self.#names.len())*
                 }
-                fn relation_lens(&self) -> ::std::vec::Vec<usize> {
-                    ::std::vec![#(self.#names.len()),*]
+                fn take_rooms(&mut self) -> ::std::vec::Vec<#rt::Room> {
+                    ::std::vec![#(self.#names.take_room()),*]
                 }
                 #[allow(unused_mut, unused_variables)]
-                fn reserve_facts(&mut self, lens: &[usize]) {
-                    let mut lens = lens.iter().copied();
-                    #(self.#names.reserve(lens.next().unwrap_or(0));)*
+                fn reserve_rooms(&mut self, rooms: ::std::vec::Vec<#rt::Room>) {
+                    let mut rooms = rooms.into_iter();
+                    #(self.#names.reserve_room(rooms.next().unwrap_or_default());)*
                 }
                 fn input_count(&self) -> usize {
                     0 #(+ self.#input_names2.len())*
@@ -884,7 +901,7 @@ impl<'a> Context<'a> {
                 }
                 #[allow(unused_variables)]
                 fn sample_derived(&self, per_relation: usize, out: &mut ::std::vec::Vec<#fact_enum>) {
-                    #(out.extend(self.#derived_names.iter().take(per_relation).map(|fact| #fact_enum::#derived_names(::std::clone::Clone::clone(fact))));)*
+                    #(out.extend(self.#derived_names.iter().take(per_relation).map(|fact| #fact_enum::#derived_names(::std::borrow::Cow::into_owned(fact))));)*
                 }
                 #[allow(unused_variables)]
                 fn instances(&self, head: &#fact_enum, visit: &mut dyn FnMut(usize, &[#fact_enum]) -> bool) -> bool {
@@ -1197,12 +1214,13 @@ impl<'a> Context<'a> {
                 .iter()
                 .map(|(step, _, _)| format_ident!("row{}", step))
                 .collect(),
-            // A compact index's row is a fact rebuilt for the row: the batch keeps a copy.
+            // A compact index's row is a fact rebuilt for the row, and so may a scan's be
+            // (see `Relation::iter`): the batch keeps a copy.
             floor_pushed: floor_steps
                 .iter()
                 .map(|(step, s, _)| {
                     let row = format_ident!("row{}", step);
-                    if self.probes_compact(rule, s) {
+                    if self.probes_compact(rule, s) || matches!(s.access, Access::Scan) {
                         quote!(::std::clone::Clone::clone(#row))
                     } else {
                         quote!(#row)
@@ -1598,6 +1616,10 @@ impl<'a> Context<'a> {
                     let fact = format_ident!("fact{}", step);
                     let rebuild = self.rebuild(rule, current, &stored);
                     (stored, quote!(let #fact = #rebuild; let #row = &#fact;))
+                } else if matches!(access, Access::Scan) {
+                    // A scan's facts are borrowed, or rebuilt if the relation keeps them dense.
+                    let stored = format_ident!("stored{}", step);
+                    (stored.clone(), quote!(let #row = &*#stored;))
                 } else {
                     (row.clone(), quote!())
                 };

@@ -9,7 +9,7 @@
 use std::hash::{Hash, Hasher};
 
 /// The most columns a placed fact has.
-const MAX_COLUMNS: usize = 8;
+pub(crate) const MAX_COLUMNS: usize = 8;
 
 /// The most bits a place has: past it, the box would not fit any budget (and a place must
 /// fit a `usize`).
@@ -179,7 +179,7 @@ impl Bitset {
     }
 
     #[inline]
-    fn set(&mut self, place: usize) {
+    pub fn set(&mut self, place: usize) {
         self.words[place / 64] |= 1 << (place % 64);
     }
 
@@ -226,26 +226,69 @@ impl Bitset {
     /// relation's facts in order, at a bit each.
     pub fn visit_in_order(&self, mut visit: impl FnMut(&[u64]) -> bool) -> bool {
         let mut columns = [0u64; MAX_COLUMNS];
-        for (at, &word) in self.words.iter().enumerate() {
-            let mut word = word;
-            while word != 0 {
-                let mut place = (at * 64) as u64 + u64::from(word.trailing_zeros());
-                word &= word - 1;
-                for column in (0..self.columns).rev() {
-                    let width = self.widths[column];
-                    columns[column] = place & ((1u64 << width) - 1);
-                    place >>= width;
-                }
-                if !visit(&columns[..self.columns]) {
-                    return false;
-                }
-            }
+        self.places()
+            .all(|place| visit(self.columns_at(place, &mut columns)))
+    }
+
+    /// The places whose bits are set, in order.
+    pub fn places(&self) -> Places<'_> {
+        Places {
+            words: self.words.iter(),
+            word: 0,
+            base: 0,
         }
-        true
+    }
+
+    /// The column values of the point at `place`, written into `columns`.
+    #[inline]
+    pub fn columns_at<'c>(&self, place: usize, columns: &'c mut [u64; MAX_COLUMNS]) -> &'c [u64] {
+        let mut place = place as u64;
+        for column in (0..self.columns).rev() {
+            let width = self.widths[column];
+            columns[column] = place & ((1u64 << width) - 1);
+            place >>= width;
+        }
+        &columns[..self.columns]
+    }
+
+    /// How many points the box has: one past the largest place.
+    pub fn points(&self) -> usize {
+        1 << self.widths[..self.columns].iter().sum::<u32>()
     }
 
     pub fn bytes(&self) -> usize {
         self.words.capacity() * 8
+    }
+
+    /// Forgets every fact: the same box, holding nothing.
+    pub fn clear_all(&mut self) {
+        self.words.fill(0);
+        self.outside = 0;
+    }
+}
+
+/// The iterator of [`Bitset::places`].
+#[derive(Clone)]
+pub(crate) struct Places<'a> {
+    words: std::slice::Iter<'a, u64>,
+    /// The bits of the current word not visited yet.
+    word: u64,
+    /// The place of the current word's first bit.
+    base: usize,
+}
+
+impl Iterator for Places<'_> {
+    type Item = usize;
+
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        while self.word == 0 {
+            self.word = *self.words.next()?;
+            self.base = self.base.wrapping_add(64);
+        }
+        let place = self.base.wrapping_sub(64) + self.word.trailing_zeros() as usize;
+        self.word &= self.word - 1;
+        Some(place)
     }
 }
 

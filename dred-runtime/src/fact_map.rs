@@ -1,11 +1,13 @@
 //! A relation's held facts and their stamps: one hash table while it is small, then
-//! shards, so that growing never holds two copies of a large table.
+//! shards, so that growing never holds two copies of a large table; or, for facts of small
+//! integers whose box of values they fill well enough, a bit and a stamp per point of it.
 
+use std::borrow::Cow;
 use std::hash::{BuildHasher, BuildHasherDefault, Hash};
 
 use hashbrown::hash_table::{Entry, HashTable};
 
-use crate::bitset::{Bitset, NoBitset};
+use crate::bitset::{Bitset, NoBitset, Places, MAX_COLUMNS};
 use crate::relation::{FactHasher, Stamp, Tuple};
 
 /// How many shards a large map has. A hash table grows by moving into one twice its size,
@@ -33,6 +35,15 @@ const LARGEST_WHOLE: usize = 1 << 19;
 /// spread over all its slots and tags; and among [`FactHasher`]'s well-mixed bits (its
 /// state's high half, rotated: a product's low bits see only its factors' low bits).
 const SHARD_SHIFT: u32 = 52;
+
+/// The most bytes a dense map's stamps may take whatever its tables take, so that small
+/// relations (tests') can be dense too; a relation only considers it once it is large
+/// ([`FactMap::consider_bitset`]).
+const DENSE_MIN_BYTES: usize = 1 << 12;
+
+/// Rebuilds a fact from its columns' values, as a bitset reads them (`None` for values no
+/// fact has).
+pub(crate) type Rebuild<T> = fn(&[u64]) -> Option<T>;
 
 type Shard<T> = HashTable<(T, Stamp)>;
 
@@ -67,6 +78,16 @@ fn hash_of<T: Tuple>(fact: &T) -> u64 {
 /// table shrinks or is split, and before a new bitset is built; and a table's ghosts are
 /// purged before room is reserved for a batch (and before one insertion grows the whole
 /// table) if that spares the table growing. Inserting a ghost's fact revives it in place.
+///
+/// A map that can rebuild its facts from their columns (`rebuild`) turns *dense* once its
+/// bitset holds every fact and an array of stamps over the box, `dense`, would take no
+/// more than its tables (soon: [`FactMap::consider_dense`]): the facts in the box then
+/// leave the tables, and such a fact is held exactly when its bit is set, under the
+/// stamp at its place in `dense` (`dense_len` counts them); the tables hold only facts
+/// outside the box, and no ghost. A fact table takes 13 bytes a fact (a pair of `u32`
+/// and its stamp, and a control byte) at a load of 7/16 to 7/8; the stamps take 4 bytes
+/// a point of the box, and the pages of points no fact reached are never touched. A
+/// dense map's box never widens: facts outside it stay in the tables.
 #[derive(Clone)]
 pub(crate) struct FactMap<T> {
     whole: Shard<T>,
@@ -84,6 +105,12 @@ pub(crate) struct FactMap<T> {
     /// How many entries of each table are ghosts: of each shard, or of the whole table
     /// (at 0) while the map is whole.
     ghosts_by_table: [usize; SHARDS],
+    /// Rebuilds a fact from its columns, if the map may turn dense.
+    rebuild: Option<Rebuild<T>>,
+    /// The stamps of the facts in the box, by place, once the map is dense (else empty).
+    dense: Vec<Stamp>,
+    /// How many facts in the box a dense map holds.
+    dense_len: usize,
 }
 
 impl<T: Tuple> Default for FactMap<T> {
@@ -97,6 +124,9 @@ impl<T: Tuple> Default for FactMap<T> {
             bitset_wanted: 0,
             ghosts: 0,
             ghosts_by_table: [0; SHARDS],
+            rebuild: None,
+            dense: Vec::new(),
+            dense_len: 0,
         }
     }
 }
@@ -134,12 +164,17 @@ impl<T: Tuple> FactMap<T> {
     }
 
     /// Splits a whole map into shards if holding `facts` facts would grow its table past
-    /// [`LARGEST_WHOLE`] buckets. The shards get room for an even share and an eighth.
+    /// [`LARGEST_WHOLE`] buckets, unless it turns dense instead ([`FactMap::consider_dense`]).
+    /// The shards get room for an even share and an eighth.
     fn split_for(&mut self, facts: usize) {
         if !self.shards.is_empty()
             || facts <= self.whole.capacity()
             || facts <= LARGEST_WHOLE / 8 * 7
         {
+            return;
+        }
+        self.consider_dense(facts.saturating_sub(self.len()));
+        if self.is_dense() {
             return;
         }
         self.purge();
@@ -159,6 +194,9 @@ impl<T: Tuple> FactMap<T> {
     /// unless the table may hold its ghost.
     #[inline]
     pub fn get(&self, fact: &T) -> Option<&Stamp> {
+        if let Some((place, bitset)) = self.dense_place(fact) {
+            return bitset.test(place).then(|| &self.dense[place]);
+        }
         if self.ghosts > 0 && self.cleared(fact) {
             return None;
         }
@@ -169,6 +207,9 @@ impl<T: Tuple> FactMap<T> {
     /// fact, answers for one that is not (or is a ghost) without reading the tables.
     #[inline]
     pub fn get_maybe_absent(&self, fact: &T) -> Option<&Stamp> {
+        if let Some((place, bitset)) = self.dense_place(fact) {
+            return bitset.test(place).then(|| &self.dense[place]);
+        }
         if self.bit(fact) == Some(false) {
             return None;
         }
@@ -187,6 +228,9 @@ impl<T: Tuple> FactMap<T> {
 
     #[inline]
     pub fn get_mut(&mut self, fact: &T) -> Option<&mut Stamp> {
+        if let Some((place, bitset)) = self.dense_place(fact) {
+            return bitset.test(place).then(|| &mut self.dense[place]);
+        }
         if self.ghosts > 0 && self.cleared(fact) {
             return None;
         }
@@ -194,6 +238,16 @@ impl<T: Tuple> FactMap<T> {
         self.table_mut(hash)
             .find_mut(hash, |(held, _)| held == fact)
             .map(|(_, stamp)| stamp)
+    }
+
+    /// Where `fact` lies in the box of a dense map, with the bitset, if it is and does.
+    #[inline]
+    fn dense_place(&self, fact: &T) -> Option<(usize, &Bitset)> {
+        if self.dense.is_empty() {
+            return None;
+        }
+        let bitset = self.bitset.as_ref()?;
+        bitset.place(fact).map(|place| (place, bitset))
     }
 
     /// Whether `fact` lies in the bitset's box with its bit clear: not held, and a ghost
@@ -239,11 +293,24 @@ impl<T: Tuple> FactMap<T> {
     /// stored. Returns whether it was new.
     #[inline]
     pub fn insert_new(&mut self, fact: T, stamp: Stamp, on_new: impl FnOnce(&T)) -> bool {
-        if self.shards.is_empty() && self.whole.len() == self.whole.capacity() {
+        // A dense map's whole table holds only facts outside the box, and grows as it needs.
+        if self.shards.is_empty() && self.whole.len() == self.whole.capacity() && !self.is_dense() {
             if self.ghosts > 0 {
                 self.purge_to_spare_growth(0, 1);
             }
+            // May turn the map dense instead.
             self.split_for(self.whole.len() + 1);
+        }
+        if let Some((place, _)) = self.dense_place(&fact) {
+            let bitset = self.bitset.as_mut().expect("a dense map has a bitset");
+            if bitset.test(place) {
+                return false;
+            }
+            on_new(&fact);
+            bitset.set(place);
+            self.dense[place] = stamp;
+            self.dense_len += 1;
+            return true;
         }
         let hash = hash_of(&fact);
         // The fields, not `table_mut`: the bitset is written while the table is borrowed.
@@ -289,6 +356,15 @@ impl<T: Tuple> FactMap<T> {
     /// Takes `fact` out of the map; returns whether it was held.
     #[inline]
     pub fn remove(&mut self, fact: &T) -> bool {
+        if let Some((place, _)) = self.dense_place(fact) {
+            let bitset = self.bitset.as_mut().expect("a dense map has a bitset");
+            if !bitset.test(place) {
+                return false;
+            }
+            bitset.clear(place);
+            self.dense_len -= 1;
+            return true;
+        }
         if self.ghosts > 0 && self.cleared(fact) {
             return false;
         }
@@ -314,6 +390,9 @@ impl<T: Tuple> FactMap<T> {
     /// retired facts were ghosts, `profile_update 1 altproof 10 5`).
     #[inline]
     pub fn bury(&mut self, fact: &T) -> bool {
+        if !self.dense.is_empty() {
+            return self.remove(fact);
+        }
         let Some(bitset) = &mut self.bitset else {
             return self.remove(fact);
         };
@@ -373,11 +452,13 @@ impl<T: Tuple> FactMap<T> {
     }
 
     pub fn len(&self) -> usize {
-        self.tables().map(HashTable::len).sum::<usize>() - self.ghosts
+        self.tables().map(HashTable::len).sum::<usize>() - self.ghosts + self.dense_len
     }
 
     pub fn is_empty(&self) -> bool {
-        if self.ghosts == 0 {
+        if self.dense_len > 0 {
+            false
+        } else if self.ghosts == 0 {
             // Stops at the first table that holds a fact, where `len` sums them all.
             self.tables().all(HashTable::is_empty)
         } else {
@@ -392,7 +473,9 @@ impl<T: Tuple> FactMap<T> {
     /// Bytes of the tables (slots, control bytes, the shard headers) and the bitset, not
     /// counting heap memory the facts own.
     pub fn table_bytes(&self) -> usize {
-        self.tables_only_bytes() + self.bitset.as_ref().map_or(0, Bitset::bytes)
+        self.tables_only_bytes()
+            + self.bitset.as_ref().map_or(0, Bitset::bytes)
+            + self.dense.capacity() * std::mem::size_of::<Stamp>()
     }
 
     fn tables_only_bytes(&self) -> usize {
@@ -407,6 +490,110 @@ impl<T: Tuple> FactMap<T> {
         self.integer_columns = true;
     }
 
+    /// Lets a map that may keep a bitset turn dense (see [`FactMap`]), rebuilding facts
+    /// from their columns with `rebuild`, which must give back the fact whose `Hash`
+    /// wrote those columns.
+    pub fn allow_dense(&mut self, rebuild: Rebuild<T>) {
+        self.rebuild = Some(rebuild);
+    }
+
+    /// Whether the map is dense (see [`FactMap`]).
+    pub fn is_dense(&self) -> bool {
+        !self.dense.is_empty()
+    }
+
+    /// Empties a dense map, and gives its box and its array of stamps (whose values
+    /// mean nothing once no bit is set) to a map about to hold about the same facts
+    /// ([`FactMap::reserve_like`]); `None`, and the map left as it is, if it is not dense.
+    pub fn take_dense(&mut self) -> Option<(Bitset, Vec<Stamp>)> {
+        if !self.is_dense() {
+            return None;
+        }
+        let mut bitset = self.bitset.take().expect("a dense map has a bitset");
+        bitset.clear_all();
+        let dense = std::mem::take(&mut self.dense);
+        *self = FactMap {
+            integer_columns: self.integer_columns,
+            rebuild: self.rebuild,
+            ..FactMap::default()
+        };
+        Some((bitset, dense))
+    }
+
+    /// Room for `additional` facts; or, for an empty map that may turn dense, given the box
+    /// and stamps of a dense one ([`FactMap::take_dense`]), dense from the start over them.
+    /// A recompute reserves the old map's room. Reserved as tables, the room of a dense
+    /// map was larger than the dense map (linear closure on a random graph: 109 MiB of
+    /// tables for 93 MiB of dense stamps and indexes); and a freed array of stamps, the
+    /// largest block a program frees, raised glibc's threshold for mapping blocks of their
+    /// own (a freed mapped block's size, up to 32 MiB), so that the next materialization's
+    /// round sets came from its heap and left it larger after each recompute (linear
+    /// closure on a chain, peak resident set over 10 pairs of 1-fact updates, 5 of them
+    /// recomputes: 25.2 → 39.7 MiB, with the heap's live bytes the same).
+    pub fn reserve_like(&mut self, additional: usize, dense: Option<(Bitset, Vec<Stamp>)>) {
+        match dense {
+            Some((bitset, dense))
+                if self.is_empty()
+                    && self.rebuild.is_some()
+                    && self.integer_columns
+                    && crate::program::dense_allowed() =>
+            {
+                self.dense = dense;
+                self.dense_len = 0;
+                self.bitset_tried_at = additional;
+                self.bitset = Some(bitset);
+            }
+            _ => self.reserve(additional),
+        }
+    }
+
+    /// Turns the map dense if its bitset holds every fact and the stamps of the box would
+    /// take no more than the tables take, or, if `additional` more facts grow them, twice
+    /// what they will take then (the growth doubles them, or splits them into shards of
+    /// about as much room; a map that grows once mostly grows on). Before they grow, so
+    /// that the tables and their successors are never held beside the stamps; the facts
+    /// move table by table, each table freed once emptied. Same-generation from scratch,
+    /// whose stamps (16 MiB) were twice its whole table when it split: turned dense at its
+    /// shards' first growth (the stamps at most twice the tables then), beside the shards,
+    /// its peak resident set was 54.4 MiB; in place of the split, 41.2 (the tables alone:
+    /// 42.5; `peak_memory dred 5`).
+    fn consider_dense(&mut self, additional: usize) {
+        let (Some(_), Some(bitset)) = (self.rebuild, self.bitset_of_all()) else {
+            return;
+        };
+        if !self.dense.is_empty() || !crate::program::dense_allowed() {
+            return;
+        }
+        let bytes = bitset.points() * std::mem::size_of::<Stamp>();
+        let tables = self.tables_only_bytes();
+        let grows = self.len() + additional > self.capacity();
+        let tables_then = if grows { 4 * tables } else { tables };
+        if bytes > tables_then.max(DENSE_MIN_BYTES) {
+            return;
+        }
+        // Zeroed pages are mapped as they are first written: the points no fact reaches
+        // cost nothing.
+        let mut dense = vec![0; bitset.points()];
+        let bitset = self.bitset.as_ref().expect("checked above");
+        let mut held = 0;
+        let tables = std::iter::once(std::mem::take(&mut self.whole))
+            .chain(std::mem::take(&mut self.shards).into_vec());
+        for table in tables {
+            for (fact, stamp) in table {
+                let place = bitset.place(&fact).expect("the bitset holds every fact");
+                // A ghost's bit is clear: it goes.
+                if bitset.test(place) {
+                    dense[place] = stamp;
+                    held += 1;
+                }
+            }
+        }
+        self.dense = dense;
+        self.dense_len = held;
+        self.ghosts = 0;
+        self.ghosts_by_table = [0; SHARDS];
+    }
+
     /// Builds a bitset of the facts if the box of their values takes at most a quarter of
     /// the tables' bytes; or a wider one, once facts outside the box are held. A bitset
     /// pays off once the tables outgrow the cache (`large_from_bytes` bytes of facts,
@@ -415,7 +602,11 @@ impl<T: Tuple> FactMap<T> {
     /// arrive. Tries again only once the map has doubled since it last tried and the
     /// tables' quarter has room for the box it last found too large.
     pub fn consider_bitset(&mut self, large_from_bytes: usize) {
-        if !self.integer_columns || self.bitset.as_ref().is_some_and(|b| b.outside() == 0) {
+        if !self.integer_columns || !self.dense.is_empty() {
+            return;
+        }
+        if self.bitset.as_ref().is_some_and(|b| b.outside() == 0) {
+            self.consider_dense(0);
             return;
         }
         let len = self.len();
@@ -438,7 +629,10 @@ impl<T: Tuple> FactMap<T> {
                 .map(|table| table.iter().map(|(fact, _)| fact))
         };
         match Bitset::build(tables, budget) {
-            Ok(bitset) => self.bitset = Some(bitset),
+            Ok(bitset) => {
+                self.bitset = Some(bitset);
+                self.consider_dense(0);
+            }
             // A wider box that does not fit leaves the narrower one in place.
             Err(NoBitset::TooLarge { bytes }) => self.bitset_wanted = bytes,
             Err(NoBitset::Unplaceable) => self.integer_columns = false,
@@ -450,6 +644,13 @@ impl<T: Tuple> FactMap<T> {
     /// would grow it past [`LARGEST_WHOLE`]), or spread evenly over the shards (a shard
     /// that gets more grows).
     pub fn reserve(&mut self, additional: usize) {
+        if self.dense.is_empty() && self.bitset.is_some() {
+            self.consider_dense(additional);
+        }
+        // A dense map's new facts are mostly in its box, and its tables grow as they need.
+        if !self.dense.is_empty() {
+            return;
+        }
         if self.ghosts > 0 {
             let (tables, each) = if self.shards.is_empty() {
                 (1, additional)
@@ -478,27 +679,46 @@ impl<T: Tuple> FactMap<T> {
         }
     }
 
-    /// The facts, table by table.
+    /// The facts, table by table, then those of a dense map's box, rebuilt.
     pub fn keys(&self) -> Keys<'_, T> {
-        let fact: fn((&T, Stamp)) -> &T = |(fact, _)| fact;
+        let fact: fn((Cow<'_, T>, Stamp)) -> Cow<'_, T> = |(fact, _)| fact;
         self.entries().map(fact)
     }
 
-    /// The facts with their stamps, table by table.
+    /// The facts with their stamps, table by table, then those of a dense map's box.
     pub fn entries(&self) -> Entries<'_, T> {
         let mut tables = self.tables();
         let current = tables.next().map(HashTable::iter);
+        let in_box = match (&self.bitset, self.rebuild) {
+            (Some(bitset), Some(rebuild)) if !self.dense.is_empty() => Some(InBox {
+                places: bitset.places(),
+                bitset,
+                stamps: &self.dense,
+                rebuild,
+            }),
+            _ => None,
+        };
         Entries {
             left: self.len(),
             current,
             tables,
             ghosts_in: self.bitset.as_ref().filter(|_| self.ghosts > 0),
+            in_box,
         }
     }
 }
 
 /// The iterator of [`FactMap::keys`].
-pub(crate) type Keys<'a, T> = std::iter::Map<Entries<'a, T>, fn((&'a T, Stamp)) -> &'a T>;
+pub(crate) type Keys<'a, T> = std::iter::Map<Entries<'a, T>, fn((Cow<'a, T>, Stamp)) -> Cow<'a, T>>;
+
+/// The facts of a dense map's box, as [`Entries`] walks them.
+#[derive(Clone)]
+pub(crate) struct InBox<'a, T> {
+    places: Places<'a>,
+    bitset: &'a Bitset,
+    stamps: &'a [Stamp],
+    rebuild: Rebuild<T>,
+}
 
 /// The iterator of [`FactMap::entries`]: knows its length, as a scan's work count needs.
 #[derive(Clone)]
@@ -508,23 +728,28 @@ pub(crate) struct Entries<'a, T> {
     tables: Tables<'a, T>,
     /// The bitset that tells ghosts, while the tables hold any.
     ghosts_in: Option<&'a Bitset>,
+    /// A dense map's box, walked after the tables.
+    in_box: Option<InBox<'a, T>>,
 }
 
-impl<'a, T: Hash> Iterator for Entries<'a, T> {
-    type Item = (&'a T, Stamp);
+impl<'a, T: Clone + Hash> Iterator for Entries<'a, T> {
+    type Item = (Cow<'a, T>, Stamp);
 
     // Always inlined: walking the tables is the inner loop of an index build, and with the
     // ghost test the compiler stopped inlining it there (linear closure on a chain from
     // scratch: 10% more instructions).
     #[inline(always)]
-    fn next(&mut self) -> Option<(&'a T, Stamp)> {
+    fn next(&mut self) -> Option<(Cow<'a, T>, Stamp)> {
         loop {
-            if let Some((fact, stamp)) = self.current.as_mut()?.next() {
+            let Some(current) = self.current.as_mut() else {
+                return self.next_in_box();
+            };
+            if let Some((fact, stamp)) = current.next() {
                 if self.ghosts_in.is_some_and(|bitset| bitset.clears(fact)) {
                     continue;
                 }
                 self.left -= 1;
-                return Some((fact, *stamp));
+                return Some((Cow::Borrowed(fact), *stamp));
             }
             self.current = self.tables.next().map(HashTable::iter);
         }
@@ -535,7 +760,21 @@ impl<'a, T: Hash> Iterator for Entries<'a, T> {
     }
 }
 
-impl<T: Hash> ExactSizeIterator for Entries<'_, T> {}
+impl<'a, T: Clone + Hash> Entries<'a, T> {
+    /// The next fact of a dense map's box, rebuilt, once the tables are walked.
+    #[inline]
+    fn next_in_box(&mut self) -> Option<(Cow<'a, T>, Stamp)> {
+        let in_box = self.in_box.as_mut()?;
+        let place = in_box.places.next()?;
+        let mut columns = [0; MAX_COLUMNS];
+        let columns = in_box.bitset.columns_at(place, &mut columns);
+        let fact = (in_box.rebuild)(columns).expect("a fact in the box rebuilds");
+        self.left -= 1;
+        Some((Cow::Owned(fact), in_box.stamps[place]))
+    }
+}
+
+impl<T: Clone + Hash> ExactSizeIterator for Entries<'_, T> {}
 
 #[cfg(test)]
 mod tests {
@@ -548,8 +787,8 @@ mod tests {
         assert_eq!(keys.len(), len);
         assert!(map
             .entries()
-            .all(|(fact, stamp)| map.get(fact) == Some(&stamp)));
-        let mut seen: Vec<_> = keys.copied().collect();
+            .all(|(fact, stamp)| map.get(&fact) == Some(&stamp)));
+        let mut seen: Vec<_> = keys.map(Cow::into_owned).collect();
         seen.sort_unstable();
         seen.dedup();
         assert_eq!(seen.len(), len);
@@ -707,5 +946,101 @@ mod tests {
             assert!(!map.insert_new((13, 13 % 7), 0, |_| panic!("held")));
             assert_consistent(map, facts as usize - 1);
         }
+    }
+
+    fn pair_of_columns(columns: &[u64]) -> Option<(u32, u32)> {
+        Some((columns[0] as u32, columns[1] as u32))
+    }
+
+    fn dense_ready() -> FactMap<(u32, u32)> {
+        let mut map = FactMap::default();
+        map.allow_bitset();
+        map.allow_dense(pair_of_columns);
+        map
+    }
+
+    #[test]
+    fn a_dense_map_keeps_its_box_as_bits_and_stamps_and_what_lies_outside_in_its_table() {
+        let mut map = dense_ready();
+        let held = |a: u32, b: u32| (a + b) % 3 != 0;
+        let mut len = 0;
+        for a in 0..8u32 {
+            for b in (0..8u32).filter(|&b| held(a, b)) {
+                map.insert_new((a, b), a * 8 + b, |_| {});
+                len += 1;
+            }
+        }
+        map.consider_bitset(0);
+        assert!(map.is_dense());
+        assert_eq!(entries_stored(&map), 0);
+        assert_consistent(&map, len);
+        assert_eq!(map.get(&(1, 1)), Some(&9));
+        assert!(map.get(&(0, 0)).is_none() && !map.contains_key(&(1, 2)));
+        *map.get_mut(&(1, 1)).unwrap() = 70;
+        assert_eq!(map.get_maybe_absent(&(1, 1)), Some(&70));
+        assert!(!map.insert_new((1, 1), 0, |_| panic!("held")));
+        assert!(map.insert_new((0, 0), 5, |_| {}));
+        assert_eq!(map.get(&(0, 0)), Some(&5));
+        // Buried or removed, a fact of the box just loses its bit.
+        assert!(map.bury(&(0, 0)) && !map.contains_key(&(0, 0)) && !map.remove(&(0, 0)));
+        assert!(map.remove(&(1, 1)) && map.get_mut(&(1, 1)).is_none());
+        assert_eq!(map.ghosts, 0);
+        // Outside the box: in the table, and the box never widens.
+        assert!(map.insert_new((9, 1), 3, |_| {}));
+        assert_eq!((entries_stored(&map), map.get(&(9, 1))), (1, Some(&3)));
+        for a in 20..40u32 {
+            map.insert_new((a, a), 0, |_| {});
+        }
+        map.consider_bitset(0);
+        assert!(map.is_dense());
+        assert_eq!(map.bitset.as_ref().map(Bitset::outside), Some(21));
+        assert_consistent(&map, len - 1 + 21);
+    }
+
+    #[test]
+    fn a_dense_maps_box_and_stamps_go_to_the_next_map_which_sees_none_of_its_facts() {
+        let mut map = dense_ready();
+        for a in 0..16u32 {
+            map.insert_new((a, 15 - a), a, |_| {});
+        }
+        map.consider_bitset(0);
+        let dense = map.take_dense();
+        assert!(dense.is_some() && map.is_empty() && !map.is_dense());
+        assert!(map.take_dense().is_none());
+        let mut next = dense_ready();
+        next.reserve_like(16, dense);
+        assert!(next.is_dense() && next.is_empty());
+        assert!(next.get(&(3, 12)).is_none() && next.entries().next().is_none());
+        assert!(next.insert_new((3, 12), 40, |_| {}));
+        assert_eq!(next.get(&(3, 12)), Some(&40));
+        assert_consistent(&next, 1);
+        // Without a dense map's room, as many facts' room in the tables.
+        let mut tables = dense_ready();
+        tables.reserve_like(100, None);
+        assert!(!tables.is_dense() && tables.capacity() >= 100);
+    }
+
+    #[test]
+    fn a_map_whose_box_is_dense_enough_turns_dense_in_place_of_splitting() {
+        let mut map = dense_ready();
+        // The box's far corner first, then an eighth of the facts: the bitset holds them
+        // all, but its 2^19 points, 2 MiB of stamps, are more than the whole table.
+        map.insert_new((1023, 511), 1023, |_| {});
+        let facts = |rows: std::ops::Range<u32>| {
+            (0..1024u32).flat_map(move |a| rows.clone().map(move |b| (a, b)))
+        };
+        for (a, b) in facts(0..64) {
+            map.insert_new((a, b), a, |_| {});
+        }
+        map.consider_bitset(0);
+        assert_eq!(map.bitset.as_ref().map(Bitset::outside), Some(0));
+        assert!(!map.is_dense());
+        // Till the insertion that would split the whole table.
+        for (a, b) in facts(64..512) {
+            map.insert_new((a, b), a, |_| {});
+        }
+        assert!(map.is_dense() && map.shards.is_empty());
+        assert_eq!(map.get(&(700, 3)), Some(&700));
+        assert_consistent(&map, 1024 * 512);
     }
 }

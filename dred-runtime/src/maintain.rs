@@ -127,7 +127,7 @@ pub fn materialize<P: Program>(
 }
 
 /// [`materialize`] into `program`, an empty program (with room reserved, see
-/// [`Program::reserve_facts`]).
+/// [`Program::reserve_rooms`]).
 fn materialize_into<P: Program>(
     mut program: P,
     inputs: Batch<P::Facts>,
@@ -774,10 +774,10 @@ fn recompute<P: Program>(
     // re-insertion, a recompute among them: peak 1.29× the materialization's, reserved
     // 1.09×; `peak_memory dred 6 10`).
     let mut measured = *program.bookkeeping();
-    let lens = program.relation_lens();
+    let rooms = program.take_rooms();
     *program = P::empty();
     let mut empty = P::empty();
-    empty.reserve_facts(&lens);
+    empty.reserve_rooms(rooms);
     let (fresh, mut rebuilt) = materialize_into(empty, Batch::inserting(inputs), trace);
     *program = fresh;
     // The clock restarts; the guard's estimate is the better of the two measures.

@@ -3,7 +3,7 @@
 
 use std::time::Instant;
 
-use crate::relation::{claims_support, FactSet, Relation, Stamp, Tuple, UNSTAMPED};
+use crate::relation::{claims_support, FactSet, Relation, Room, Stamp, Tuple, UNSTAMPED};
 use crate::text::{FieldError, GroundFact, TextError};
 
 /// Which heads a join may emit; chosen by the phase that runs it.
@@ -277,6 +277,23 @@ pub(crate) fn ghost_share() -> usize {
 #[doc(hidden)]
 pub fn set_ghost_share(share: usize) -> usize {
     GHOST_SHARE.with(|cell| cell.replace(share))
+}
+
+thread_local! {
+    static DENSE_ALLOWED: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
+}
+
+/// Whether this thread's relations may keep their facts dense (see
+/// [`Relation::with_facts_from_columns`]).
+pub(crate) fn dense_allowed() -> bool {
+    DENSE_ALLOWED.with(std::cell::Cell::get)
+}
+
+/// Sets whether this thread's relations may keep their facts dense; returns the previous
+/// setting. Tests turn it off, so that bitsets beside tables of facts meet updates too.
+#[doc(hidden)]
+pub fn set_dense_allowed(allowed: bool) -> bool {
+    DENSE_ALLOWED.with(|cell| cell.replace(allowed))
 }
 
 /// Under an [`Admit`] other than [`Admit::Held`], adds to `out` the heads of `pending` (up
@@ -639,11 +656,12 @@ pub trait Program: Sized {
     fn input_facts(&self) -> Self::Facts;
     /// How many facts hold, over all relations.
     fn fact_count(&self) -> usize;
-    /// How many facts hold in each relation, in declaration order.
-    fn relation_lens(&self) -> Vec<usize>;
-    /// Gives each relation room for as many facts as `lens` says ([`Program::relation_lens`]'s
-    /// order).
-    fn reserve_facts(&mut self, lens: &[usize]);
+    /// The room each relation's facts take, in declaration order, for a program about to
+    /// hold about the same facts: relations that keep their facts dense give up their
+    /// arrays, and are left empty ([`Relation::take_room`]).
+    fn take_rooms(&mut self) -> Vec<Room>;
+    /// Gives each relation the room `rooms` says ([`Program::take_rooms`]'s order).
+    fn reserve_rooms(&mut self, rooms: Vec<Room>);
     /// How many input facts hold.
     fn input_count(&self) -> usize;
     /// Appends the facts of `relation` as tab-separated lines, sorted.

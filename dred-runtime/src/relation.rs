@@ -1,5 +1,6 @@
 //! One relation: a membership set plus the hash indexes its program's join plans asked for.
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasher, BuildHasherDefault, Hash, Hasher};
 use std::sync::OnceLock;
@@ -13,6 +14,15 @@ use crate::fact_map::FactMap;
 /// Blanket-implemented: any `Clone + Eq + Hash + Ord + Debug` type qualifies.
 pub trait Tuple: Clone + Eq + Hash + Ord + std::fmt::Debug + 'static {}
 impl<T: Clone + Eq + Hash + Ord + std::fmt::Debug + 'static> Tuple for T {}
+
+/// The room a relation's facts took ([`Relation::take_room`]): what a recompute reserves
+/// for them before they are derived anew.
+#[derive(Default)]
+pub struct Room {
+    len: usize,
+    /// The box of a dense relation, holding nothing, and its array of stamps.
+    dense: Option<(crate::bitset::Bitset, Vec<Stamp>)>,
+}
 
 /// A set of facts of one relation (a delta, a round, an update batch).
 pub type FactSet<T> = HashSet<T, BuildHasherDefault<FactHasher>>;
@@ -484,13 +494,13 @@ pub struct IndexSource<'a, T> {
 }
 
 impl<'a, T: Tuple> IndexSource<'a, T> {
-    fn facts(&self) -> impl Iterator<Item = &'a T> + Clone + 'a {
-        self.held.keys().chain(self.dead)
+    fn facts(&self) -> impl Iterator<Item = Cow<'a, T>> + Clone + 'a {
+        self.held.keys().chain(self.dead.iter().map(Cow::Borrowed))
     }
 
     /// The facts with their stamps ([`RETIRED`] for retired facts).
-    fn stamped_facts(&self) -> impl Iterator<Item = (&'a T, Stamp)> + 'a {
-        let retired = self.dead.iter().map(|fact| (fact, RETIRED));
+    fn stamped_facts(&self) -> impl Iterator<Item = (Cow<'a, T>, Stamp)> + 'a {
+        let retired = self.dead.iter().map(|fact| (Cow::Borrowed(fact), RETIRED));
         self.held.entries().chain(retired)
     }
 }
@@ -512,6 +522,7 @@ impl<T: Tuple, L: IndexLayout<T>> Index<T, L> {
         // allocated once, at its size.
         let mut buckets: Buckets<L::Key, L::Row> = HashTable::new();
         for fact in source.facts() {
+            let fact = &*fact;
             let hash = L::hash(fact);
             match buckets.find_mut(hash, |k| L::matches(&k.key, fact)) {
                 Some(keyed) => keyed.bucket.before += 1,
@@ -531,6 +542,7 @@ impl<T: Tuple, L: IndexLayout<T>> Index<T, L> {
             }
         }
         for (fact, stamp) in source.stamped_facts() {
+            let fact = &*fact;
             let hash = L::hash(fact);
             let bucket = &mut buckets
                 .find_mut(hash, |k| L::matches(&k.key, fact))
@@ -984,6 +996,36 @@ impl<T: Tuple, I> Relation<T, I> {
         self
     }
 
+    /// Lets a relation that keeps a bitset ([`Relation::with_bitset`]) keep its facts
+    /// *dense*: once the bitset holds every fact and an array of stamps over its box
+    /// would take no more room than the fact table, the facts in the box leave the table,
+    /// each held exactly when its bit is set, its stamp at its place in the array, and
+    /// rebuilt by `rebuild` from its columns' values when iterated. `rebuild` must give
+    /// back the fact whose `Hash` wrote those values (and may answer `None` for values no
+    /// fact has). `datalog!` asks for it on relations whose columns are all integers,
+    /// chars or bools.
+    ///
+    /// ```
+    /// use dred_runtime::{FactSet, Relation};
+    /// let rebuild = |columns: &[u64]| Some((columns[0] as u32, columns[1] as u32));
+    /// let mut pairs = Relation::new().with_bitset().with_facts_from_columns(rebuild);
+    /// let facts: FactSet<(u32, u32)> = (0..64).flat_map(|a| (0..64).map(move |b| (a, b))).collect();
+    /// pairs.insert_all(&facts, 1);
+    /// pairs.finish_materialization();
+    /// assert!(pairs.contains(&(7, 8)) && pairs.stamp(&(8, 7)) == Some(1));
+    /// assert_eq!(pairs.to_set(), facts);
+    /// ```
+    pub fn with_facts_from_columns(mut self, rebuild: fn(&[u64]) -> Option<T>) -> Self {
+        self.facts.allow_dense(rebuild);
+        self
+    }
+
+    /// Whether the relation keeps its facts dense (see
+    /// [`Relation::with_facts_from_columns`]).
+    pub fn is_dense(&self) -> bool {
+        self.facts.is_dense()
+    }
+
     /// Whether `fact` holds.
     #[inline]
     pub fn contains(&self, fact: &T) -> bool {
@@ -1051,21 +1093,23 @@ impl<T: Tuple, I> Relation<T, I> {
         self.facts.is_empty()
     }
 
-    /// The facts, in no particular order.
-    pub fn iter(&self) -> impl ExactSizeIterator<Item = &T> + '_ {
+    /// The facts, in no particular order: borrowed from the fact table, or rebuilt from
+    /// their columns if the relation keeps them dense (see
+    /// [`Relation::with_facts_from_columns`]).
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = Cow<'_, T>> + '_ {
         self.facts.keys()
     }
 
     /// The facts, sorted (the order reports and files use).
-    pub fn sorted(&self) -> Vec<&T> {
-        let mut facts: Vec<&T> = self.facts.keys().collect();
+    pub fn sorted(&self) -> Vec<Cow<'_, T>> {
+        let mut facts: Vec<Cow<'_, T>> = self.facts.keys().collect();
         facts.sort_unstable();
         facts
     }
 
     /// A copy of the facts as a set.
     pub fn to_set(&self) -> FactSet<T> {
-        self.facts.keys().cloned().collect()
+        self.facts.keys().map(Cow::into_owned).collect()
     }
 
     /// The rows of the bucket of index `index` (a field of the relation's index set) whose
@@ -1236,6 +1280,23 @@ impl<T: Tuple, I: IndexSet<T>> Relation<T, I> {
     /// final size when first probed, or by [`Relation::finish_materialization`]).
     pub fn reserve(&mut self, additional: usize) {
         self.facts.reserve(additional);
+    }
+
+    /// The room the relation's facts take, for an empty relation about to hold about as
+    /// many ([`Relation::reserve_room`]): if the relation keeps them dense, it gives up its
+    /// box and array of stamps, and is left empty.
+    pub fn take_room(&mut self) -> Room {
+        Room {
+            len: self.facts.len(),
+            dense: self.facts.take_dense(),
+        }
+    }
+
+    /// Room for the facts of the relation `room` was taken of ([`Relation::take_room`]): as
+    /// many in its table, or, if that relation kept them dense and this one is empty and
+    /// may (see [`Relation::with_facts_from_columns`]), its box and array of stamps.
+    pub fn reserve_room(&mut self, room: Room) {
+        self.facts.reserve_like(room.len, room.dense);
     }
 
     /// Adds `fact` stamped `stamp`; returns whether it was new (a fact that holds keeps its
