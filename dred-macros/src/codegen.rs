@@ -856,8 +856,8 @@ impl<'a> Context<'a> {
                 fn fact_count(&self) -> usize {
                     0 #(+ self.#names.len())*
                 }
-                fn take_rooms(&mut self) -> ::std::vec::Vec<#rt::Room> {
-                    ::std::vec![#(self.#names.take_room()),*]
+                fn into_rooms(self) -> ::std::vec::Vec<#rt::Room> {
+                    ::std::vec![#(self.#names.into_room()),*]
                 }
                 #[allow(unused_mut, unused_variables)]
                 fn reserve_rooms(&mut self, rooms: ::std::vec::Vec<#rt::Room>) {
@@ -901,7 +901,7 @@ impl<'a> Context<'a> {
                 }
                 #[allow(unused_variables)]
                 fn sample_derived(&self, per_relation: usize, out: &mut ::std::vec::Vec<#fact_enum>) {
-                    #(out.extend(self.#derived_names.iter().take(per_relation).map(|fact| #fact_enum::#derived_names(::std::borrow::Cow::into_owned(fact))));)*
+                    #(out.extend(self.#derived_names.sample(per_relation).into_iter().map(|fact| #fact_enum::#derived_names(::std::borrow::Cow::into_owned(fact))));)*
                 }
                 #[allow(unused_variables)]
                 fn instances(&self, head: &#fact_enum, visit: &mut dyn FnMut(usize, &[#fact_enum]) -> bool) -> bool {

@@ -679,6 +679,42 @@ impl<T: Tuple> FactMap<T> {
         }
     }
 
+    /// Up to `n` facts, spread over the map: for a dense map, those at the points of its box
+    /// that a Weyl sequence visits (a step of an odd multiple of the golden ratio, a
+    /// permutation of the box's 2^k points), up to 64 points a fact, then the first of its
+    /// tables; else the first of its tables, whose order is their hashes'. The box's own
+    /// order, the facts sorted, took every fact of a sample from its first few values
+    /// (linear closure: all of them paths from node 0), and skewed what
+    /// [`crate::Strategy::Auto`] concluded from it.
+    pub fn sample(&self, n: usize) -> Vec<Cow<'_, T>> {
+        let mut sample = Vec::with_capacity(n);
+        if let (Some(bitset), Some(rebuild), true) = (&self.bitset, self.rebuild, self.is_dense()) {
+            let points = bitset.points();
+            let step = (0x9E37_79B9_7F4A_7C15_u64 as usize) | 1;
+            let mut columns = [0; MAX_COLUMNS];
+            let mut place = 0usize;
+            for _ in 0..points.min(n.saturating_mul(64)) {
+                if sample.len() == n {
+                    break;
+                }
+                if bitset.test(place) {
+                    let fact = rebuild(bitset.columns_at(place, &mut columns));
+                    sample.push(Cow::Owned(fact.expect("a fact in the box rebuilds")));
+                }
+                place = place.wrapping_add(step) & (points - 1);
+            }
+        }
+        let missing = n - sample.len();
+        sample.extend(
+            self.tables()
+                .flat_map(HashTable::iter)
+                .filter(|(fact, _)| self.ghosts == 0 || !self.cleared(fact))
+                .map(|(fact, _)| Cow::Borrowed(fact))
+                .take(missing),
+        );
+        sample
+    }
+
     /// The facts, table by table, then those of a dense map's box, rebuilt.
     pub fn keys(&self) -> Keys<'_, T> {
         let fact: fn((Cow<'_, T>, Stamp)) -> Cow<'_, T> = |(fact, _)| fact;
@@ -1042,5 +1078,37 @@ mod tests {
         assert!(map.is_dense() && map.shards.is_empty());
         assert_eq!(map.get(&(700, 3)), Some(&700));
         assert_consistent(&map, 1024 * 512);
+    }
+
+    #[test]
+    fn a_sample_of_a_dense_map_is_spread_over_its_box_and_a_tables_is_its_first_facts() {
+        let mut map = dense_ready();
+        for a in 0..64u32 {
+            for b in 0..64u32 {
+                map.insert_new((a, b), 0, |_| {});
+            }
+        }
+        map.consider_bitset(0);
+        assert!(map.is_dense());
+        let sample = map.sample(32);
+        let mut firsts: Vec<u32> = sample.iter().map(|fact| fact.0).collect();
+        firsts.sort_unstable();
+        firsts.dedup();
+        // Sorted, the first 32 facts would all begin with 0.
+        assert!(firsts.len() >= 24, "{firsts:?}");
+        let mut distinct: Vec<(u32, u32)> = sample.iter().map(|fact| **fact).collect();
+        distinct.sort_unstable();
+        distinct.dedup();
+        assert_eq!(distinct.len(), 32);
+        // Facts outside the box fill what the box does not give.
+        map.insert_new((100, 100), 0, |_| {});
+        assert_eq!(map.sample(5000).len(), 4097);
+        let mut tables = FactMap::default();
+        for a in 0..100u32 {
+            tables.insert_new((a, a), 0, |_| {});
+        }
+        let first: Vec<(u32, u32)> = tables.keys().take(10).map(|fact| *fact).collect();
+        let sampled: Vec<(u32, u32)> = tables.sample(10).iter().map(|fact| **fact).collect();
+        assert_eq!(sampled, first);
     }
 }

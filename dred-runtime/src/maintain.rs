@@ -160,8 +160,8 @@ fn materialize_into<P: Program>(
 /// How many facts of each derived relation [`sample_derivations`] reads.
 const SAMPLE_PER_RELATION: usize = 256;
 
-/// Counts, in a sample of the derived facts (the first [`SAMPLE_PER_RELATION`] of each
-/// relation in hash order), those with more than one rule instance, for
+/// Counts, in a sample of the derived facts ([`SAMPLE_PER_RELATION`] of each relation,
+/// spread over it: [`crate::Relation::sample`]), those with more than one rule instance, for
 /// [`Strategy::Auto`]'s choice. A few hundred head-bound lookups: nothing beside a
 /// materialization.
 fn sample_derivations<P: Program>(program: &mut P) {
@@ -772,10 +772,10 @@ fn recompute<P: Program>(
     // `fact_map`) left the allocator's heap a table larger for good (glibc raises its mmap
     // threshold to a freed block's size; Andersen, 10 pairs of a 1-fact deletion and its
     // re-insertion, a recompute among them: peak 1.29× the materialization's, reserved
-    // 1.09×; `peak_memory dred 6 10`).
+    // 1.09×; `peak_memory dred 6 10`). A relation that kept its facts dense hands its box
+    // and array of stamps over (see `FactMap::reserve_like`).
     let mut measured = *program.bookkeeping();
-    let rooms = program.take_rooms();
-    *program = P::empty();
+    let rooms = std::mem::replace(program, P::empty()).into_rooms();
     let mut empty = P::empty();
     empty.reserve_rooms(rooms);
     let (fresh, mut rebuilt) = materialize_into(empty, Batch::inserting(inputs), trace);

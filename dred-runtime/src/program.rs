@@ -656,11 +656,10 @@ pub trait Program: Sized {
     fn input_facts(&self) -> Self::Facts;
     /// How many facts hold, over all relations.
     fn fact_count(&self) -> usize;
-    /// The room each relation's facts take, in declaration order, for a program about to
-    /// hold about the same facts: relations that keep their facts dense give up their
-    /// arrays, and are left empty ([`Relation::take_room`]).
-    fn take_rooms(&mut self) -> Vec<Room>;
-    /// Gives each relation the room `rooms` says ([`Program::take_rooms`]'s order).
+    /// The room each relation's facts took, in declaration order, for a program about to
+    /// hold about the same facts ([`Relation::into_room`]).
+    fn into_rooms(self) -> Vec<Room>;
+    /// Gives each relation the room `rooms` says ([`Program::into_rooms`]'s order).
     fn reserve_rooms(&mut self, rooms: Vec<Room>);
     /// How many input facts hold.
     fn input_count(&self) -> usize;
@@ -714,9 +713,8 @@ pub trait Program: Sized {
     fn is_input(fact: &Fact<Self>) -> bool;
     /// Whether `fact` holds.
     fn holds(&self, fact: &Fact<Self>) -> bool;
-    /// Appends to `out` up to `per_relation` facts of each derived relation, the first in
-    /// its table's order: the order of their hashes, so a sample that no pattern in the
-    /// facts' values skews.
+    /// Appends to `out` up to `per_relation` facts of each derived relation, spread over it
+    /// ([`Relation::sample`]), so a sample that no pattern in the facts' values skews.
     fn sample_derived(&self, per_relation: usize, out: &mut Vec<Fact<Self>>);
     /// Visits the instances, over the current relations, of every rule whose head is
     /// `head`: the rule's index in [`Program::RULES`] and the body facts in source order.

@@ -15,7 +15,7 @@ use crate::fact_map::FactMap;
 pub trait Tuple: Clone + Eq + Hash + Ord + std::fmt::Debug + 'static {}
 impl<T: Clone + Eq + Hash + Ord + std::fmt::Debug + 'static> Tuple for T {}
 
-/// The room a relation's facts took ([`Relation::take_room`]): what a recompute reserves
+/// The room a relation's facts took ([`Relation::into_room`]): what a recompute reserves
 /// for them before they are derived anew.
 #[derive(Default)]
 pub struct Room {
@@ -1021,9 +1021,12 @@ impl<T: Tuple, I> Relation<T, I> {
     /// use dred_runtime::{FactSet, Relation};
     /// let rebuild = |columns: &[u64]| Some((columns[0] as u32, columns[1] as u32));
     /// let mut pairs = Relation::new().with_bitset().with_facts_from_columns(rebuild);
-    /// let facts: FactSet<(u32, u32)> = (0..64).flat_map(|a| (0..64).map(move |b| (a, b))).collect();
+    /// // Large enough to outgrow the cache, and filling their box.
+    /// let facts: FactSet<(u32, u32)> =
+    ///     (0..512).flat_map(|a| (0..256).map(move |b| (a, b))).collect();
     /// pairs.insert_all(&facts, 1);
     /// pairs.finish_materialization();
+    /// assert!(pairs.is_dense());
     /// assert!(pairs.contains(&(7, 8)) && pairs.stamp(&(8, 7)) == Some(1));
     /// assert_eq!(pairs.to_set(), facts);
     /// ```
@@ -1110,6 +1113,13 @@ impl<T: Tuple, I> Relation<T, I> {
     /// [`Relation::with_facts_from_columns`]).
     pub fn iter(&self) -> impl ExactSizeIterator<Item = Cow<'_, T>> + '_ {
         self.facts.keys()
+    }
+
+    /// Up to `n` of the facts, spread over the relation, for a sample: a relation that
+    /// keeps its facts dense iterates them sorted, where the first few share their first
+    /// columns.
+    pub fn sample(&self, n: usize) -> Vec<Cow<'_, T>> {
+        self.facts.sample(n)
     }
 
     /// The facts, sorted (the order reports and files use).
@@ -1294,17 +1304,17 @@ impl<T: Tuple, I: IndexSet<T>> Relation<T, I> {
         self.facts.reserve(additional);
     }
 
-    /// The room the relation's facts take, for an empty relation about to hold about as
-    /// many ([`Relation::reserve_room`]): if the relation keeps them dense, it gives up its
-    /// box and array of stamps, and is left empty.
-    pub fn take_room(&mut self) -> Room {
+    /// The room the relation's facts took, for an empty relation about to hold about as
+    /// many ([`Relation::reserve_room`]): how many there were, and, if the relation kept
+    /// them dense, its box and array of stamps.
+    pub fn into_room(mut self) -> Room {
         Room {
             len: self.facts.len(),
             dense: self.facts.take_dense(),
         }
     }
 
-    /// Room for the facts of the relation `room` was taken of ([`Relation::take_room`]): as
+    /// Room for the facts of the relation `room` was taken of ([`Relation::into_room`]): as
     /// many in its table, or, if that relation kept them dense and this one is empty and
     /// may (see [`Relation::with_facts_from_columns`]), its box and array of stamps.
     pub fn reserve_room(&mut self, room: Room) {
