@@ -106,13 +106,22 @@
 //!   `Graph::new()` (constant facts only), `materialize(batch)` (its report keeps every
 //!   round's facts), `materialize_with(batch, trace)` (with [`Trace::Counts`], counts only:
 //!   no second copy of the model at the memory peak), `update(batch)`,
-//!   `update_with(batch, trace)`, `relation::<Reach>()` (a [`Relation`]: `iter`, `contains`,
-//!   `len`, `sorted`), `contains(&fact)`, `facts()`, `heap_bytes()` (what the relations
+//!   `update_with(batch, trace)`, `relation::<Reach>()` (a [`Relation`]: `iter` and
+//!   `sorted`, whose facts are [`std::borrow::Cow`]s, borrowed or rebuilt, see below;
+//!   `contains`, `len`), `contains(&fact)`, `facts()`, `heap_bytes()` (what the relations
 //!   keep allocated), `from_facts_unchecked`, `verify`.
 //!   A relation keeps its facts and their stamps in sixteen hash-table shards, so that
-//!   growing moves one shard at a time and never holds two copies of the whole table; an
-//!   index bucket, built at its exact size, grows by an eighth. Buckets are exact (one per
-//!   key), and where every column of a relation is a plain value (integers, `char`, `bool`,
+//!   growing moves one shard at a time and never holds two copies of the whole table;
+//!   or, where its columns are small integers (see the bitset below) whose box an array
+//!   of stamps, 4 bytes a point, covers in no more room than the table (13 bytes a fact
+//!   for a pair of `u32`, at a load of 7/16 to 7/8), *dense*: a fact of the box holds
+//!   when its bit is set, its stamp at its point, and is rebuilt from its columns when
+//!   iterated; only facts outside the box stay in a table, and a recompute hands the
+//!   array to the new relation (linear closure on a random graph of 3,000 nodes, from
+//!   scratch, in the suite's runs before and after: peak resident set 146 → 94 MiB,
+//!   807.6 → 610.1 ms; on a chain 65 → 29 MiB, 179.2 → 119.2 ms). An index bucket,
+//!   built at its exact size (an eighth more if built in order from a bitset), grows by
+//!   an eighth. Buckets are exact (one per key), and where every column of a relation is a plain value (integers, `char`, `bool`,
 //!   `&'static str`) a bucket's rows keep only the columns outside its key, from which a
 //!   probe rebuilds each fact at no cost: a binary relation's index costs half the bytes
 //!   its facts do (same-generation's peak from scratch: 52 → 42 MiB). The indexes whose
@@ -224,35 +233,32 @@
 //! not the times): alternative proofs win wherever facts have several derivations.
 //! Deleting one edge of a linear closure over a 3,000-node random graph with a giant
 //! component, DRed over-deletes 5.77 million facts to withdraw 4,845 (3.5 s); alternative
-//! proofs check 25,208 facts, raise 16,842 and withdraw 5,800 (11 ms with
-//! [`Strategy::Auto`]: 63× faster than the fastest peer's recompute of what the deletion
-//! leaves, 22× faster than differential-dataflow's update; 62× and 19× the run before, the
-//! spread of a noisy machine). In non-linear closure over a chain with shortcuts, one edge
-//! costs DRed 136,896 over-deleted facts (0.64 s) and alternative proofs 33,938 checks
-//! (41 ms with Auto: 28× faster than the fastest recompute, 12× than differential-dataflow). On a
-//! machine where dred's own materialization takes 0.38 s, that is near the eighth of it
-//! that [`Strategy::Auto`]'s guard allows: in one run Auto kept to alternative proofs in
-//! most of criterion's samples, and gave up and recomputed in 6 of 9 back-to-back pairs.
-//! In linear closure over the same kind of chain, 841 checks (0.4 ms: 641× and 29×). In
+//! proofs check 25,208 facts, raise 16,842 and withdraw 5,800 (7.3 ms with
+//! [`Strategy::Auto`]: 106× faster than the fastest peer's recompute of what the deletion
+//! leaves, 31× faster than differential-dataflow's update). In non-linear closure over a
+//! chain with shortcuts, one edge costs DRed 136,896 over-deleted facts and alternative
+//! proofs 33,938 checks (33 ms with Auto: 33× faster than the fastest recompute, 15× than
+//! differential-dataflow), near the eighth of dred's own materialization (0.38 s) that
+//! [`Strategy::Auto`]'s guard allows. In linear closure over the same kind of chain, 841
+//! checks (0.2 ms: 1140× and 48×). In
 //! Andersen's analysis one deletion costs DRed 322,586 over-deleted facts (1.3 s) and
 //! alternative proofs 235 checks (0.1 ms). Where nearly everything over-deleted is really
 //! gone (same-generation on a tree, whose facts have one derivation each) DRed does the
 //! same work without the checks: one edge over-deletes 10,731 facts and rederives 20,
 //! where alternative proofs check 10,711 and withdraw them all (1.0 against 1.9 ms); ten
 //! edges cost DRed 4.7 ms and alternative proofs 11.6. There [`Strategy::Auto`] runs DRed,
-//! its sample of `Sg` finding no fact with a second derivation: 0.92 ms for one edge (87×
-//! faster than the fastest recompute, 12× than differential-dataflow) and 4.7 ms for ten
-//! (17× and 11×). DRed's removals there cost a bit each: a relation that keeps a bitset
+//! its sample of `Sg` finding no fact with a second derivation: 0.81 ms for one edge (105×
+//! faster than the fastest recompute, 13× than differential-dataflow) and 5.0 ms for ten
+//! (17× and 10×). DRed's removals there cost a bit each: a relation that keeps a bitset
 //! (see above) only clears an over-deleted fact's bit, and leaves its table entry as a
 //! *ghost* until ghosts pass an eighth of the facts, a table must grow, shrink or split, or
 //! the bitset is rebuilt; a table entry out of the cache costs two misses to take out (one
 //! edge: 2.1 → 1.0 ms, ten: 9.9 → 5.6 ms, `profile_update 5 auto 1 10`, the same machine).
 //! On a cycle with chords, where one edge takes 22,747 facts and lengthens the shortest
-//! derivation of many more, alternative proofs are 19× faster than DRed (21 against
-//! 412 ms) and 4× faster than the fastest peer's recompute (88 ms), yet past the eighth
-//! of a recompute that [`Strategy::Auto`]'s guard allows, so it gives up on them; so it
-//! does on Andersen's ten deletions (alternative proofs: 0.30 s, against the fastest
-//! recompute's 0.47 s).
+//! derivation of many more, alternative proofs are 35× faster than DRed (10.7 against
+//! 377 ms) and 8× faster than the fastest peer's recompute (89 ms), yet past the eighth
+//! of dred's own recompute that [`Strategy::Auto`]'s guard allows, so it gives up on them
+//! (40.9 ms); so it does on Andersen's ten deletions.
 //! Neither incremental strategy suits batches that delete a large share of the input or
 //! reach most of the closure: there a recompute wins, which is what [`Strategy::Auto`] and
 //! its guard are for.
@@ -260,7 +266,7 @@
 //! A recompute drops the old relations before it builds the new ones, so it needs the
 //! memory of one materialization. After the suite's 1-fact updates (recomputes included)
 //! the resident set stays within 1.25× of the from-scratch peak (`BENCHMARKS.md`, "Memory
-//! while updating": at most 1.14× in the last run, on the cycle), and what the relations
+//! while updating": at most 1.22× in the last run, on the cycle), and what the relations
 //! keep allocated within 1.01×. The rest is the allocator's. Part of it can be glibc's
 //! heap: glibc raises its mmap threshold when a large block is freed, so tables allocated
 //! after a recompute grow in its heap, which keeps the smaller tables they outgrow. That is
