@@ -186,6 +186,8 @@ impl<'a> Context<'a> {
                             const KEY_LEADS: bool = true;
                         )
                     });
+                // Only an index whose key leads is built from the bitset.
+                let from_columns = leads.as_ref().and_then(|_| self.fact_from_columns(r));
                 let doc = format!(
                     " How `{}` lays out its index {index} on `{}`.",
                     self.program.name, relation.name
@@ -218,6 +220,7 @@ impl<'a> Context<'a> {
                         #stamps
                         #lazy
                         #leads
+                        #from_columns
                     }
                 }
             })
@@ -225,11 +228,23 @@ impl<'a> Context<'a> {
         quote!(#(#layouts)*)
     }
 
+    /// `IndexLayout::fact_from_columns` for relation `r`, if its columns are all integers
+    /// (of at most 64 bits), chars and bools: the types whose `Hash` writes one integer,
+    /// which the runtime's bitset reads as the column. A signed integer writes its bits
+    /// as the unsigned integer of its width, which `as` gives back.
+    fn fact_from_columns(&self, r: usize) -> Option<TokenStream> {
+        let (ty, body) = (self.ty(self.relation(r)), self.rebuild_from_columns(r)?);
+        Some(quote! {
+            #[inline]
+            fn fact_from_columns(columns: &[u64]) -> ::core::option::Option<#ty> {
+                #body
+            }
+        })
+    }
+
     /// The body of a function from `columns: &[u64]` to `Option` of relation `r`'s fact,
-    /// if its columns are all integers (of at most 64 bits), chars and bools: the types
-    /// whose `Hash` writes one integer, which the runtime's bitset reads as the column. A
-    /// signed integer writes its bits as the unsigned integer of its width, which `as`
-    /// gives back.
+    /// if its columns are all integers (of at most 64 bits), chars and bools (see
+    /// [`Self::fact_from_columns`]).
     fn rebuild_from_columns(&self, r: usize) -> Option<TokenStream> {
         let relation = self.relation(r);
         let columns = relation

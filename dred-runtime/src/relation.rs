@@ -353,12 +353,19 @@ pub trait IndexLayout<T>: 'static {
     /// Such an index is built by the first probe, and then maintained.
     const EAGER: bool = true;
     /// Whether the key is the fact's first columns, in order: then facts in the order of
-    /// their columns come grouped by key, and the index of a relation that rebuilds its
-    /// facts from their columns ([`Relation::with_facts_from_columns`]) is built from its
-    /// bitset: one pass over a bit per possible fact in order, bucket after bucket, where
-    /// the other build passes twice over the fact table in hash order, each fact's row
-    /// going to a bucket of its own.
+    /// their columns come grouped by key (see [`IndexLayout::fact_from_columns`]).
     const KEY_LEADS: bool = false;
+    /// The fact whose columns, each read as the one integer its `Hash` writes, are
+    /// `columns`; `None` if the relation's facts cannot be rebuilt so (`datalog!` rebuilds
+    /// those whose columns are all integers, chars and bools). With it, and a key that
+    /// leads, an index is built from its relation's bitset: one pass over a bit per
+    /// possible fact in order, bucket after bucket, where the other build passes twice over
+    /// the fact table in hash order, each fact's row going to a bucket of its own.
+    #[inline]
+    fn fact_from_columns(columns: &[u64]) -> Option<T> {
+        let _ = columns;
+        None
+    }
 }
 
 /// The stamp a stamped index keeps for a retired fact's row (see [`IndexLayout::STAMPED`]).
@@ -560,7 +567,7 @@ impl<T: Tuple, L: IndexLayout<T>> Index<T, L> {
     /// eighth more room, the step by which a bucket grows ([`Index::insert_built`]). Only
     /// for an unstamped index of a relation without retired facts, whose bitset holds all
     /// its facts and whose facts can be rebuilt from their columns (see
-    /// [`Relation::with_facts_from_columns`]); else `None`. Linear closure from scratch, whose
+    /// [`IndexLayout::fact_from_columns`]); else `None`. Linear closure from scratch, whose
     /// index on `R` is built at the end: on a random graph (5.8 M facts) 103 → 12 ms, on a
     /// chain (2 M) 39 → 5 ms, on the cycle (1 M) 19 → 2.4 ms.
     ///
@@ -574,7 +581,7 @@ impl<T: Tuple, L: IndexLayout<T>> Index<T, L> {
         if L::STAMPED || !L::KEY_LEADS || !source.dead.is_empty() {
             return None;
         }
-        let (bitset, rebuild) = (source.held.bitset_of_all()?, source.held.rebuild()?);
+        let bitset = source.held.bitset_of_all()?;
         let mut buckets: Buckets<L::Key, L::Row> = HashTable::new();
         let mut rows: Vec<L::Row> = Vec::new();
         let mut current: Option<(u64, L::Key)> = None;
@@ -597,7 +604,7 @@ impl<T: Tuple, L: IndexLayout<T>> Index<T, L> {
             rows.clear();
         };
         let rebuilt = bitset.visit_in_order(|columns| {
-            let Some(fact) = rebuild(columns) else {
+            let Some(fact) = L::fact_from_columns(columns) else {
                 return false;
             };
             match &current {
@@ -1026,22 +1033,6 @@ impl<T: Tuple, I> Relation<T, I> {
     pub fn with_facts_from_columns(mut self, rebuild: fn(&[u64]) -> Option<T>) -> Self {
         self.facts.allow_dense(rebuild);
         self
-    }
-
-    /// The fact whose columns' values (each the one integer its `Hash` writes) are
-    /// `columns`, rebuilt as [`Relation::with_facts_from_columns`] allows; `None` if the
-    /// relation does not rebuild its facts, or if no fact has those values.
-    ///
-    /// ```
-    /// use dred_runtime::Relation;
-    /// let rebuild = |columns: &[u64]| Some((columns[0] as u32, char::from_u32(columns[1] as u32)?));
-    /// let pairs = Relation::<(u32, char)>::new().with_bitset().with_facts_from_columns(rebuild);
-    /// assert_eq!(pairs.fact_from_columns(&[7, 'x' as u64]), Some((7, 'x')));
-    /// assert_eq!(pairs.fact_from_columns(&[7, 0xD800]), None);
-    /// assert_eq!(Relation::<(u32, u32)>::new().fact_from_columns(&[7, 8]), None);
-    /// ```
-    pub fn fact_from_columns(&self, columns: &[u64]) -> Option<T> {
-        self.facts.rebuild().and_then(|rebuild| rebuild(columns))
     }
 
     /// Whether the relation keeps its facts dense (see
@@ -1583,20 +1574,20 @@ mod tests {
     }
 
     by_first_but!(
-        /// [`ByFirst`], whose key leads: built from the bitset of a relation that rebuilds
-        /// its facts from their columns.
+        /// [`ByFirst`], with the facts rebuilt from their columns: built from the bitset.
         ByFirstInOrder {
             const KEY_LEADS: bool = true;
+            fn fact_from_columns(columns: &[u64]) -> Option<(u32, u32)> {
+                Some((columns[0] as u32, columns[1] as u32))
+            }
         }
     );
 
     #[test]
     fn an_index_built_from_the_bitset_has_the_buckets_of_one_built_from_the_table() {
-        // Dense facts would keep no ghosts; the dense path has tests of its own.
         let previous = (
             crate::program::set_admit_batches_from(0),
             crate::program::set_ghost_share(0),
-            crate::program::set_dense_allowed(false),
         );
         let facts: FactSet<(u32, u32)> = (0..400u32).map(|i| (i * 7 % 23, i * 13 % 41)).collect();
         let gone: FactSet<(u32, u32)> = facts.iter().copied().filter(|f| f.1 % 5 == 0).collect();
@@ -1607,11 +1598,7 @@ mod tests {
             for removed in [false, true] {
                 let mut table = pairs();
                 let mut in_order: Relation<_, (Index<_, ByFirstInOrder>,)> =
-                    Relation::with_indexes((Index::new(),))
-                        .with_bitset()
-                        .with_facts_from_columns(|columns| {
-                            Some((columns[0] as u32, columns[1] as u32))
-                        });
+                    Relation::with_indexes((Index::new(),)).with_bitset();
                 table.insert_all(&facts, 1);
                 in_order.insert_all(&facts, 1);
                 // A relation considers a bitset as a batch begins.
@@ -1654,7 +1641,6 @@ mod tests {
         }
         crate::program::set_admit_batches_from(previous.0);
         crate::program::set_ghost_share(previous.1);
-        crate::program::set_dense_allowed(previous.2);
     }
 
     by_first_but!(
