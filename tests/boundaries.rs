@@ -368,6 +368,10 @@ fn columns_of(fact: &impl std::hash::Hash) -> Vec<u64> {
 fn facts_of_integer_char_and_bool_columns_are_rebuilt_from_their_bitset_columns() {
     use dred::runtime::IndexLayout;
     use every_column_type::*;
+    // The index's copy, inlined where an index is built from the bitset, and the
+    // relation's, which iterates dense facts, rebuild the same facts.
+    let (program, _) = Columns::materialize(Batch::new());
+    let (a, b) = (program.relation::<A>(), program.relation::<B>());
     let a_facts = [
         A(0, 0, 0, 0, 0),
         A(-1, i16::MIN, i32::MAX, i64::MIN, -7),
@@ -378,8 +382,9 @@ fn facts_of_integer_char_and_bool_columns_are_rebuilt_from_their_bitset_columns(
         assert_eq!(columns.len(), 5);
         assert_eq!(
             __DredColumnsAIndex0::fact_from_columns(&columns),
-            Some(fact)
+            Some(fact.clone())
         );
+        assert_eq!(a.fact_from_columns(&columns), Some(fact));
     }
     let b_facts = [
         B(0, 0, 0, 0, 0, 0, 'a', false),
@@ -399,14 +404,17 @@ fn facts_of_integer_char_and_bool_columns_are_rebuilt_from_their_bitset_columns(
         let columns = columns_of(&fact);
         assert_eq!(
             __DredColumnsBIndex0::fact_from_columns(&columns),
-            Some(fact)
+            Some(fact.clone())
         );
+        assert_eq!(b.fact_from_columns(&columns), Some(fact));
     }
     // Another arity, or a value no char has, rebuilds nothing.
     let mut wrong = columns_of(&B(1, 1, 1, 1, 1, 1, 'b', true));
     wrong[6] = 0xD800;
     assert_eq!(__DredColumnsBIndex0::fact_from_columns(&wrong), None);
     assert_eq!(__DredColumnsBIndex0::fact_from_columns(&wrong[..7]), None);
+    assert_eq!(b.fact_from_columns(&wrong), None);
+    assert_eq!(b.fact_from_columns(&wrong[..7]), None);
     // The indexes these joins probe are keyed by the first column.
     let leads = (
         __DredColumnsAIndex0::KEY_LEADS,

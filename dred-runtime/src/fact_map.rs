@@ -497,6 +497,11 @@ impl<T: Tuple> FactMap<T> {
         self.rebuild = Some(rebuild);
     }
 
+    /// How the map rebuilds a fact from its columns, if it may ([`FactMap::allow_dense`]).
+    pub fn rebuild(&self) -> Option<Rebuild<T>> {
+        self.rebuild
+    }
+
     /// Whether the map is dense (see [`FactMap`]).
     pub fn is_dense(&self) -> bool {
         !self.dense.is_empty()

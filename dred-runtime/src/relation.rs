@@ -361,6 +361,11 @@ pub trait IndexLayout<T>: 'static {
     /// leads, an index is built from its relation's bitset: one pass over a bit per
     /// possible fact in order, bucket after bucket, where the other build passes twice over
     /// the fact table in hash order, each fact's row going to a bucket of its own.
+    ///
+    /// It is the relation's rebuild ([`Relation::with_facts_from_columns`]) again, which
+    /// `datalog!` generates from the same code, but inlined into the build: through the
+    /// relation's function pointer, linear closure on a random graph (5.8 M facts) took
+    /// 674 ms from scratch instead of 632.
     #[inline]
     fn fact_from_columns(columns: &[u64]) -> Option<T> {
         let _ = columns;
@@ -1033,6 +1038,22 @@ impl<T: Tuple, I> Relation<T, I> {
     pub fn with_facts_from_columns(mut self, rebuild: fn(&[u64]) -> Option<T>) -> Self {
         self.facts.allow_dense(rebuild);
         self
+    }
+
+    /// The fact whose columns' values (each the one integer its `Hash` writes) are
+    /// `columns`, rebuilt as [`Relation::with_facts_from_columns`] allows; `None` if the
+    /// relation does not rebuild its facts, or if no fact has those values.
+    ///
+    /// ```
+    /// use dred_runtime::Relation;
+    /// let rebuild = |columns: &[u64]| Some((columns[0] as u32, char::from_u32(columns[1] as u32)?));
+    /// let pairs = Relation::<(u32, char)>::new().with_bitset().with_facts_from_columns(rebuild);
+    /// assert_eq!(pairs.fact_from_columns(&[7, 'x' as u64]), Some((7, 'x')));
+    /// assert_eq!(pairs.fact_from_columns(&[7, 0xD800]), None);
+    /// assert_eq!(Relation::<(u32, u32)>::new().fact_from_columns(&[7, 8]), None);
+    /// ```
+    pub fn fact_from_columns(&self, columns: &[u64]) -> Option<T> {
+        self.facts.rebuild().and_then(|rebuild| rebuild(columns))
     }
 
     /// Whether the relation keeps its facts dense (see
