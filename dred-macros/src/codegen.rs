@@ -1375,9 +1375,9 @@ impl<'a> Context<'a> {
                 }
                 work.visit(bucket.len() as u64);
                 heads.clear();
-                heads.extend(bucket.rows().iter().enumerate().filter_map(|(at, #head_row)| {
+                heads.extend(bucket.with_kept_stamps().filter_map(|(#head_row, kept)| {
                     #head_rebuilt
-                    let stamp = bucket.stamp(at, #head_fact)?;
+                    let stamp = bucket.stamp(kept, #head_fact)?;
                     (true #(&& #head_filters)*).then_some((#row1, stamp))
                 }));
                 let by_stamp = group.len() >= #rt::program::SORT_HEADS_FROM;

@@ -249,13 +249,18 @@ impl<K: Tuple, Row> StampedBucket<K, Row> {
             self.rows.clear();
             if let Some(keyed) = relation.keyed(|_| index, hash, is_key) {
                 self.source = Some((at, hash, keyed.key.clone()));
-                let bucket = &keyed.bucket;
-                self.rows
-                    .extend(bucket.rows.iter().enumerate().filter_map(|(at, rest)| {
-                        let fact = row(rest);
-                        let stamp = relation.row_stamp(&bucket.stamps, at, fact.borrow())?;
-                        Some((fact, stamp))
-                    }));
+                let bucket = StampedRows {
+                    relation,
+                    rows: &keyed.bucket.rows,
+                    stamps: &keyed.bucket.stamps,
+                };
+                self.rows.reserve(bucket.len());
+                for (rest, kept) in bucket.with_kept_stamps() {
+                    let fact = row(rest);
+                    if let Some(stamp) = bucket.stamp(kept, fact.borrow()) {
+                        self.rows.push((fact, stamp));
+                    }
+                }
                 self.rows.sort_unstable_by_key(|&(_, stamp)| stamp);
             }
         }
@@ -289,10 +294,38 @@ impl<'s, T: Tuple, I, Row> StampedRows<'s, T, I, Row> {
         self.rows.is_empty()
     }
 
-    /// The stamp of `fact`, the fact of row `at`, if it holds.
+    /// The rows, each with the stamp the bucket keeps beside it, or `Stamp::MAX` if it
+    /// keeps none, or none that holds: [`StampedRows::stamp`] then looks the fact's up.
+    ///
+    /// Rows and stamps are read side by side in one pass: asking for the stamp of row
+    /// `at`, row by row, took twice as long in a support check's gathering of a bucket
+    /// ([`StampedBucket::get`]; non-linear chain, 1 deletion by alternative proofs: 30.8
+    /// → 25.5 ms).
     #[inline]
-    pub fn stamp(&self, at: usize, fact: &T) -> Option<Stamp> {
-        self.relation.row_stamp(self.stamps, at, fact)
+    pub fn with_kept_stamps(&self) -> impl Iterator<Item = (&'s Row, Stamp)> + 's {
+        let kept = self
+            .stamps
+            .iter()
+            .copied()
+            .chain(std::iter::repeat(RETIRED));
+        self.rows.iter().zip(kept)
+    }
+
+    /// The stamp of `fact`, whose row the bucket keeps with stamp `kept`
+    /// ([`StampedRows::with_kept_stamps`]), if it holds.
+    #[inline]
+    pub fn stamp(&self, kept: Stamp, fact: &T) -> Option<Stamp> {
+        match kept {
+            RETIRED => self.relation.stamp(fact),
+            kept => {
+                debug_assert_eq!(
+                    self.relation.stamp(fact),
+                    Some(kept),
+                    "{fact:?}'s row is stale"
+                );
+                Some(kept)
+            }
+        }
     }
 }
 
@@ -1259,20 +1292,6 @@ impl<T: Tuple, I> Relation<T, I> {
         }
     }
 
-    /// The stamp of `fact`, the fact of the row at `at` of a bucket whose stamps are
-    /// `stamps` (empty if its index keeps none), if it holds: read from `stamps` unless it
-    /// says [`RETIRED`], else looked up.
-    #[inline]
-    fn row_stamp(&self, stamps: &[Stamp], at: usize, fact: &T) -> Option<Stamp> {
-        if let Some(&stamp) = stamps.get(at) {
-            if stamp != RETIRED {
-                debug_assert_eq!(self.stamp(fact), Some(stamp), "{fact:?}'s row is stale");
-                return Some(stamp);
-            }
-        }
-        self.stamp(fact)
-    }
-
     /// The bucket of `index` for the key that hashes to `hash` and passes `is_key`, with
     /// its key; the index is built on the first probe of a relation that holds a fact.
     #[inline]
@@ -1677,12 +1696,13 @@ mod tests {
     /// and whether each stamp was read from the bucket (not looked up).
     fn stamped(rel: &StampedPairs, first: u32) -> Vec<((u32, u32), Stamp, bool)> {
         let rows = rel.probe_stamped(|ix| &ix.0, key_hash(&(&first,)), |key| key.0 == first);
-        let mut facts: Vec<_> = (0..rows.len())
-            .filter_map(|at| {
-                let fact = (first, rows.rows()[at].0);
-                let stamp = rows.stamp(at, &fact)?;
+        let mut facts: Vec<_> = rows
+            .with_kept_stamps()
+            .filter_map(|(row, kept)| {
+                let fact = (first, row.0);
+                let stamp = rows.stamp(kept, &fact)?;
                 assert_eq!(rel.stamp(&fact), Some(stamp), "{fact:?}");
-                Some((fact, stamp, rows.stamps.get(at) == Some(&stamp)))
+                Some((fact, stamp, kept == stamp))
             })
             .collect();
         facts.sort_unstable();
