@@ -955,10 +955,9 @@ const RETIRE_BATCH: usize = 32;
 /// [`Relation::live`]; while no index is built, a retired fact just goes. Inserting a
 /// retired fact revives it; once retired facts pass an eighth of the relation,
 /// [`Relation::settle`] takes them out of the indexes, so they never cost more than that
-/// in memory. A built index that keeps stamps
-/// ([`IndexLayout::STAMPED`]) has each held fact's stamp beside its row, and [`RETIRED`]
-/// beside a retired fact's (a held fact stamped `Stamp::MAX` says it too, and is looked
-/// up). Only the methods that take `&mut self` change a relation; a fact's stamp only
+/// in memory. A built index that keeps stamps ([`IndexLayout::STAMPED`]) has each held
+/// fact's stamp beside its row, and `Stamp::MAX` beside a retired fact's (a held fact
+/// stamped `Stamp::MAX` says it too, and is looked up). Only the methods that take `&mut self` change a relation; a fact's stamp only
 /// rises while it holds ([`Relation::restamp`]).
 ///
 /// ```
