@@ -299,8 +299,8 @@ impl<'s, T: Tuple, I, Row> StampedRows<'s, T, I, Row> {
     ///
     /// Rows and stamps are read side by side in one pass: asking for the stamp of row
     /// `at`, row by row, took twice as long in a support check's gathering of a bucket
-    /// ([`StampedBucket::get`]; non-linear chain, 1 deletion by alternative proofs: 30.8
-    /// → 25.5 ms).
+    /// ([`StampedBucket::get`]; non-linear chain, 1 deletion by alternative proofs: 30.9
+    /// → 25.9 ms).
     #[inline]
     pub fn with_kept_stamps(&self) -> impl Iterator<Item = (&'s Row, Stamp)> + 's {
         let kept = self
@@ -957,8 +957,9 @@ const RETIRE_BATCH: usize = 32;
 /// [`Relation::settle`] takes them out of the indexes, so they never cost more than that
 /// in memory. A built index that keeps stamps ([`IndexLayout::STAMPED`]) has each held
 /// fact's stamp beside its row, and `Stamp::MAX` beside a retired fact's (a held fact
-/// stamped `Stamp::MAX` says it too, and is looked up). Only the methods that take `&mut self` change a relation; a fact's stamp only
-/// rises while it holds ([`Relation::restamp`]).
+/// stamped `Stamp::MAX` says it too, and is looked up). Only the methods that take
+/// `&mut self` change a relation; a fact's stamp only rises while it holds
+/// ([`Relation::restamp`]).
 ///
 /// ```
 /// use dred_runtime::{key_hash, Index, IndexLayout, Relation};
