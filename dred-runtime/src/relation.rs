@@ -356,8 +356,8 @@ fn buckets_for(capacity: usize) -> usize {
 /// A row of a relation whose columns are all plain values (numbers, `char`, `bool`,
 /// `&'static str`) holds only the columns outside the key — the key is the bucket's, and a
 /// fact is rebuilt from both at no cost — so a closure's index costs half the bytes its
-/// facts do (plus a stamp a row if it keeps stamps). Other relations' rows are whole facts, as rebuilding a `String` would cost an
-/// allocation a row.
+/// facts do (plus a stamp a row if it keeps stamps). Other relations' rows are whole
+/// facts, as rebuilding a `String` would cost an allocation a row.
 pub trait IndexLayout<T>: 'static {
     /// The key columns' values.
     type Key: Tuple;
@@ -1079,7 +1079,7 @@ impl<T: Tuple, I> Relation<T, I> {
     ///
     /// ```
     /// use dred_runtime::Relation;
-    /// let rebuild = |columns: &[u64]| Some((columns[0] as u32, char::from_u32(columns[1] as u32)?));
+    /// let rebuild = |c: &[u64]| Some((c[0] as u32, char::from_u32(c[1] as u32)?));
     /// let pairs = Relation::<(u32, char)>::new().with_bitset().with_facts_from_columns(rebuild);
     /// assert_eq!(pairs.fact_from_columns(&[7, 'x' as u64]), Some((7, 'x')));
     /// assert_eq!(pairs.fact_from_columns(&[7, 0xD800]), None);
