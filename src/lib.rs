@@ -153,8 +153,8 @@
 //!   added, so that the lookups' cache misses overlap: linear closure on the random graph
 //!   from scratch, 5.8 M facts, about a fifth faster; where the relation's columns are all
 //!   integers, chars or bools and their values span a small box, the test reads one bit
-//!   of a bitset over that box instead, kept beside the fact table once it holds 1 MiB
-//!   of facts if the box takes at most a quarter of the table's bytes (the same closure:
+//!   of a bitset over that box instead, kept beside the fact table once it holds 512 KiB
+//!   of facts if the box takes at most half the table's bytes (the same closure:
 //!   3,000 nodes, a 2 MiB bitset beside 110 MiB of tables: from scratch 1.57 → 1.00 s in
 //!   the suite's runs before and after it, on one machine) and one for head-bound rederivation.
 //!

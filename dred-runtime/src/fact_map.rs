@@ -41,6 +41,27 @@ const SHARD_SHIFT: u32 = 52;
 /// ([`FactMap::consider_bitset`]).
 const DENSE_MIN_BYTES: usize = 1 << 12;
 
+/// From which share of the size at which tables outgrow the cache
+/// ([`crate::program::large_from_bytes`]) a map considers a bitset. Rounds grow by
+/// several times at once, and the round after a bitset's build is the one whose head tests
+/// read it: from an eighth (1 MiB of facts), non-linear closure on a random graph built
+/// its bitset after its largest round (52,506 → 218,092 facts), Andersen after its own
+/// (94,902 → 216,093), both testing those rounds' heads against tables of 2^16–2^17
+/// buckets that missed the cache; from a sixteenth, both before (Andersen's with
+/// [`BITSET_BUDGET_SHARE`]'s half; its recompute after 10 deletions reaches the round with
+/// 85 k facts, under an eighth). From scratch, task-clock (`perf stat -r 3
+/// examples/profile <w>`): non-linear random 608 → 376 ms (its largest round 411 → 190
+/// ms), Andersen 407 → 286 ms; the other workloads unchanged, peak resident sets within 3%
+/// (`peak_memory dred <w> 10`). Andersen's 10 deletions by [`crate::Strategy::Auto`],
+/// which recomputes: 464 → 304 ms (`profile_update 6 auto 10 5`).
+const BITSET_FROM_SHARE: usize = 16;
+
+/// A bitset may take up to the tables' bytes divided by this. Andersen's box (2^22
+/// points, 512 KiB) is a third of its tables at 92 k facts; under a quarter it waited for
+/// 213 k facts, after its largest round. Its bitset is built either way, so a
+/// materialization's peak is the same.
+const BITSET_BUDGET_SHARE: usize = 2;
+
 /// Rebuilds a fact from its columns' values, as a bitset reads them (`None` for values no
 /// fact has).
 pub(crate) type Rebuild<T> = fn(&[u64]) -> Option<T>;
@@ -97,7 +118,7 @@ pub(crate) struct FactMap<T> {
     bitset: Option<Bitset>,
     /// How many facts the map held when it last built a bitset, or tried to.
     bitset_tried_at: usize,
-    /// The bytes of the last box too large for the budget (a quarter of the tables).
+    /// The bytes of the last box too large for the budget ([`BITSET_BUDGET_SHARE`]).
     bitset_wanted: usize,
     /// How many table entries are ghosts: the sum of `ghosts_by_table`, kept because the
     /// hot paths ask whether there are any.
@@ -599,13 +620,14 @@ impl<T: Tuple> FactMap<T> {
         self.ghosts_by_table = [0; SHARDS];
     }
 
-    /// Builds a bitset of the facts if the box of their values takes at most a quarter of
-    /// the tables' bytes; or a wider one, once facts outside the box are held. A bitset
-    /// pays off once the tables outgrow the cache (`large_from_bytes` bytes of facts,
-    /// [`crate::program::large_from_bytes`]), and is built from an eighth of that: a build
-    /// reads every fact twice, fewer facts then, and the bits of later ones are set as they
-    /// arrive. Tries again only once the map has doubled since it last tried and the
-    /// tables' quarter has room for the box it last found too large.
+    /// Builds a bitset of the facts if the box of their values takes at most half the
+    /// tables' bytes ([`BITSET_BUDGET_SHARE`]); or a wider one, once facts outside the box
+    /// are held. A bitset pays off once the tables outgrow the cache (`large_from_bytes`
+    /// bytes of facts, [`crate::program::large_from_bytes`]), and is built from a
+    /// sixteenth of that ([`BITSET_FROM_SHARE`]): a build reads every fact twice, fewer
+    /// facts then, and the bits of later ones are set as they arrive. Tries again only
+    /// once the map has doubled since it last tried and the budget has room for the box
+    /// it last found too large.
     pub fn consider_bitset(&mut self, large_from_bytes: usize) {
         if !self.integer_columns || !self.dense.is_empty() {
             return;
@@ -617,11 +639,11 @@ impl<T: Tuple> FactMap<T> {
         let len = self.len();
         if len == 0
             || len < 2 * self.bitset_tried_at
-            || len * std::mem::size_of::<(T, Stamp)>() < large_from_bytes / 8
+            || len * std::mem::size_of::<(T, Stamp)>() < large_from_bytes / BITSET_FROM_SHARE
         {
             return;
         }
-        let budget = self.tables_only_bytes() / 4;
+        let budget = self.tables_only_bytes() / BITSET_BUDGET_SHARE;
         if budget < self.bitset_wanted {
             return;
         }

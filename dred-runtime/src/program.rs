@@ -220,7 +220,7 @@ pub const HELD_BATCH: usize = 32;
 pub const ADMIT_BATCH: usize = 32;
 
 /// From how many bytes of facts a relation's heads are tested in batches ([`admit_all`]);
-/// from an eighth of it, a relation may keep a bitset that its membership tests read
+/// from a sixteenth of it, a relation may keep a bitset that its membership tests read
 /// ([`Relation::with_bitset`]). Below, its fact table stays in the cache, the lookups do
 /// not miss, and a batch only adds work (non-linear closure from scratch, 0.3 M facts:
 /// +41% instructions batched).
@@ -242,7 +242,7 @@ pub fn admits_in_batches<T: Tuple, X>(held: &Relation<T, X>) -> bool {
 }
 
 /// From how many bytes of facts this thread's relations count as outgrowing the cache:
-/// their heads are tested in batches; from an eighth of it they may keep a bitset
+/// their heads are tested in batches; from a sixteenth of it they may keep a bitset
 /// ([`Relation::with_bitset`]).
 pub(crate) fn large_from_bytes() -> usize {
     ADMIT_BATCHES_FROM.with(|b| b.get())

@@ -1022,7 +1022,7 @@ impl<T: Tuple, I> Relation<T, I> {
     }
 
     /// Lets the relation keep a bitset of its facts over the box of their columns' values,
-    /// when that box is small beside the fact table, from an eighth of the size at which
+    /// when that box is small beside the fact table, from a sixteenth of the size at which
     /// the table outgrows the cache ([`crate::program::ADMIT_BATCHES_FROM_BYTES`]):
     /// [`Relation::contains`] then reads one bit, not a table that misses the cache.
     /// `datalog!` asks for it on relations whose columns are all integers, chars or bools.
