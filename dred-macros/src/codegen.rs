@@ -526,6 +526,9 @@ impl<'a> Context<'a> {
                 fn reserve_half_of(&mut self, other: &Self) {
                     #(self.#names.reserve(other.#names.len() / 2);)*
                 }
+                fn recycle_for(&mut self, like: &Self) {
+                    #(#rt::program::recycle_set(&mut self.#names, like.#names.len());)*
+                }
                 fn derived_part(&self) -> Self { Self { #(#derived,)* } }
                 fn into_derived_part(mut self) -> Self {
                     #(self.#inputs = ::std::default::Default::default();)*

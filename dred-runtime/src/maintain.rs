@@ -902,8 +902,14 @@ fn insert_phase<P: Program>(
     let stamp = next_stamp(program);
     program.insert_facts(&delta, stamp);
     let mut delta_witnesses = None;
+    // A round's sets, once counted, hold the round after next if their room suits it
+    // (`FactSets::recycle_for`): linear closures on the cycle and the chain derive their
+    // facts in many rounds of steady size, whose sets were each allocated and grown anew
+    // (cycle, recompute after 1 deletion: 33.3 → 27.9 ms; linear chain 108 → 102 ms,
+    // medians, `profile_update 4 recompute 1 20`, `profile_update 3 recompute 1 10`).
+    let mut spare = P::Facts::default();
     loop {
-        let mut next = P::Facts::default();
+        let mut next = std::mem::take(&mut spare);
         // Half the last round's size: consecutive rounds are alike, so the new round's sets
         // skip most of their doublings (linear chain from scratch: -4.6% instructions); the
         // last round's whole size would hold oversized tables when rounds shrink, at the
@@ -911,7 +917,10 @@ fn insert_phase<P: Program>(
         next.reserve_half_of(&delta);
         program.fire(&delta, Admit::Absent, &mut next, &mut Vec::new(), work);
         let next_witnesses = witnesses(program, &next, Some(&delta), false, trace);
-        phase.record(delta, trace, delta_witnesses);
+        if let Some(mut done) = phase.record_or_return(delta, trace, delta_witnesses) {
+            done.recycle_for(&next);
+            spare = done;
+        }
         if next.is_empty() {
             return;
         }

@@ -538,6 +538,10 @@ pub trait FactSets: Default + Clone + std::fmt::Debug {
     fn clear(&mut self);
     /// Makes room, relation by relation, for half as many more facts as `other` holds.
     fn reserve_half_of(&mut self, other: &Self);
+    /// Empties the sets for a later round about as large as `like`, relation by relation:
+    /// a set keeps its room if that is at most twice what `like`'s set takes, and is
+    /// freed otherwise ([`recycle_set`]).
+    fn recycle_for(&mut self, like: &Self);
     /// The facts of derived (non-input) relations only.
     fn derived_part(&self) -> Self;
     /// The same, without copying them.
@@ -962,6 +966,18 @@ pub fn union_sets<T: Tuple>(set: &mut FactSet<T>, other: &FactSet<T>) {
     // `extend` reserves for only half of `other` when `set` is not empty.
     set.reserve(other.len());
     set.extend(other.iter().cloned());
+}
+
+/// Empties `set` for a round of about `expected` facts: keeps its room if that is at
+/// most twice what `expected` facts take, so that rounds of steady size reuse one table;
+/// frees it otherwise, so that a large round's room is not held through the smaller ones
+/// after it (at a materialization's memory peak).
+pub fn recycle_set<T: Tuple>(set: &mut FactSet<T>, expected: usize) {
+    if set.capacity() <= 2 * expected.max(16) {
+        set.clear();
+    } else {
+        *set = FactSet::default();
+    }
 }
 
 /// Removes every fact of `other` from `set`, walking the smaller of the two.

@@ -84,6 +84,21 @@ impl<F: FactSets> Phase<F> {
     }
 
     /// A round of `len` facts, kept as a count only (under [`Trace::Counts`]).
+    /// [`Phase::record`], giving `facts` back if `trace` does not keep them.
+    pub(crate) fn record_or_return(
+        &mut self,
+        facts: F,
+        trace: Trace,
+        witnesses: Option<Vec<Witness<F::Fact>>>,
+    ) -> Option<F> {
+        if trace == Trace::Counts && witnesses.is_none() {
+            self.record_count(facts.len());
+            return Some(facts);
+        }
+        self.record(facts, trace, witnesses);
+        None
+    }
+
     pub(crate) fn record_count(&mut self, len: usize) {
         self.rounds.push(Round {
             len,
