@@ -51,15 +51,15 @@ const DENSE_MIN_BYTES: usize = 1 << 12;
 /// [`BITSET_BUDGET_SHARE`]'s half; its recompute after 10 deletions reaches the round with
 /// 85 k facts, under an eighth). From scratch, task-clock (`perf stat -r 3
 /// examples/profile <w>`): non-linear random 608 → 376 ms (its largest round 411 → 190
-/// ms), Andersen 407 → 286 ms; the other workloads unchanged, peak resident sets within 3%
-/// (`peak_memory dred <w> 10`). Andersen's 10 deletions by [`crate::Strategy::Auto`],
+/// ms), Andersen 407 → 286 ms; the other workloads unchanged; peak resident sets from
+/// scratch within 3% (`peak_memory dred <w> 10`). Andersen's 10 deletions by [`crate::Strategy::Auto`],
 /// which recomputes: 464 → 304 ms (`profile_update 6 auto 10 5`).
 const BITSET_FROM_SHARE: usize = 16;
 
 /// A bitset may take up to the tables' bytes divided by this. Andersen's box (2^22
 /// points, 512 KiB) is a third of its tables at 92 k facts; under a quarter it waited for
-/// 213 k facts, after its largest round. Its bitset is built either way, so a
-/// materialization's peak is the same.
+/// 213 k facts, after its largest round. Its bitset is built either way: peak resident
+/// set from scratch 19.5 → 20.0 MiB (`peak_memory dred 6 0`, three runs each).
 const BITSET_BUDGET_SHARE: usize = 2;
 
 /// Rebuilds a fact from its columns' values, as a bitset reads them (`None` for values no

@@ -972,6 +972,16 @@ pub fn union_sets<T: Tuple>(set: &mut FactSet<T>, other: &FactSet<T>) {
 /// most twice what `expected` facts take, so that rounds of steady size reuse one table;
 /// frees it otherwise, so that a large round's room is not held through the smaller ones
 /// after it (at a materialization's memory peak).
+///
+/// ```
+/// use dred_runtime::program::recycle_set;
+/// use dred_runtime::FactSet;
+/// let mut round: FactSet<(u32,)> = (0..100).map(|a| (a,)).collect();
+/// recycle_set(&mut round, 90);
+/// assert!(round.is_empty() && round.capacity() >= 100);
+/// recycle_set(&mut round, 10);
+/// assert_eq!(round.capacity(), 0);
+/// ```
 pub fn recycle_set<T: Tuple>(set: &mut FactSet<T>, expected: usize) {
     if set.capacity() <= 2 * expected.max(16) {
         set.clear();

@@ -83,7 +83,6 @@ impl<F: FactSets> Phase<F> {
         });
     }
 
-    /// A round of `len` facts, kept as a count only (under [`Trace::Counts`]).
     /// [`Phase::record`], giving `facts` back if `trace` does not keep them.
     pub(crate) fn record_or_return(
         &mut self,
@@ -99,6 +98,7 @@ impl<F: FactSets> Phase<F> {
         None
     }
 
+    /// A round of `len` facts, kept as a count only (under [`Trace::Counts`]).
     pub(crate) fn record_count(&mut self, len: usize) {
         self.rounds.push(Round {
             len,
