@@ -48,12 +48,13 @@ const DENSE_MIN_BYTES: usize = 1 << 12;
 /// its bitset after its largest round (52,506 → 218,092 facts), Andersen after its own
 /// (94,902 → 216,093), both testing those rounds' heads against tables of 2^16–2^17
 /// buckets that missed the cache; from a sixteenth, both before (Andersen's with
-/// [`BITSET_BUDGET_SHARE`]'s half; its recompute after 10 deletions reaches the round with
-/// 85 k facts, under an eighth). From scratch, task-clock (`perf stat -r 3
+/// [`BITSET_BUDGET_SHARE`]'s half; its recompute after 10 deletions enters that round
+/// with 85 k facts, under an eighth). From scratch, task-clock (`perf stat -r 3
 /// examples/profile <w>`): non-linear random 608 → 376 ms (its largest round 411 → 190
 /// ms), Andersen 407 → 286 ms; the other workloads unchanged; peak resident sets from
-/// scratch within 3% (`peak_memory dred <w> 10`). Andersen's 10 deletions by [`crate::Strategy::Auto`],
-/// which recomputes: 464 → 304 ms (`profile_update 6 auto 10 5`).
+/// scratch within 3% (`peak_memory dred <w> 10`). Andersen's 10 deletions by
+/// [`crate::Strategy::Auto`], which recomputes: 464 → 304 ms (`profile_update 6 auto 10
+/// 5`).
 const BITSET_FROM_SHARE: usize = 16;
 
 /// A bitset may take up to the tables' bytes divided by this. Andersen's box (2^22
