@@ -217,13 +217,13 @@
 //!   in 64, and DRed over-deletes little that is not really gone, while alternative proofs
 //!   would check every fact before withdrawing it: Auto runs DRed; more, and it runs
 //!   alternative proofs. Either runs under a guard: the joins count the rows they visit
-//!   and consult the guard every few thousand rows, inside a round; once an update has
-//!   taken an eighth of the time the fastest materialization seen took (scaled to today's
+//!   and consult the guard every thousand rows, inside a round; once an update has
+//!   taken a ninth of the time the fastest materialization seen took (scaled to today's
 //!   size; a fifth of its rows if it took under 2 ms), the joins stop where they are and
 //!   it recomputes. The larger the deletion, the smaller that share: it falls linearly
 //!   to nothing at the twentieth where Auto recomputes outright, as a larger deletion
 //!   tends to leave less to recompute. An update that gives up thus costs at most about
-//!   an eighth more than a recompute of the model it started from; more than that
+//!   a ninth more than a recompute of the model it started from; more than that
 //!   against the recompute after it when that estimate rests on one slow timing, or when
 //!   the update takes away much of the model (the suite's back-to-back pairs in
 //!   `BENCHMARKS.md` measure it). The report's `why` says when and why.
@@ -238,7 +238,7 @@
 //! leaves, 35× faster than differential-dataflow's update). In non-linear closure over a
 //! chain with shortcuts, one edge costs DRed 136,896 over-deleted facts and alternative
 //! proofs 33,938 checks (28 ms with Auto: 41× faster than the fastest recompute, 19× than
-//! differential-dataflow), near the eighth of dred's own materialization (0.34 s) that
+//! differential-dataflow), within the ninth of dred's own materialization (0.34 s) that
 //! [`Strategy::Auto`]'s guard allows. In linear closure over the same kind of chain, 841
 //! checks (0.2 ms: 1357× and 56×). In
 //! Andersen's analysis one deletion costs DRed 322,586 over-deleted facts (1.45 s) and
@@ -256,7 +256,7 @@
 //! edge: 2.1 → 1.0 ms, ten: 9.9 → 5.6 ms, `profile_update 5 auto 1 10`, the same machine).
 //! On a cycle with chords, where one edge takes 22,747 facts and lengthens the shortest
 //! derivation of many more, alternative proofs are 32× faster than DRed (11.1 against
-//! 355 ms) and 8× faster than the fastest peer's recompute (93 ms), yet past the eighth
+//! 355 ms) and 8× faster than the fastest peer's recompute (93 ms), yet past the ninth
 //! of dred's own recompute that [`Strategy::Auto`]'s guard allows, so it gives up on them
 //! (35.4 ms); so it does on Andersen's ten deletions (alternative proofs alone: 280 ms,
 //! the recompute after giving up: 323 ms, the fastest peer's 485 ms) and on non-linear

@@ -246,21 +246,28 @@ const RECOMPUTE_SHARE: usize = 20;
 /// 1/`GUARD_TIME_SHARE` of the time a rematerialization is expected to take (tapered by
 /// the deletion's size, see [`Guard::taper`]). Its joins stop within
 /// [`Work::CONSULT_EVERY`] rows of the deadline, so an update that gives up costs at most
-/// about an eighth more than a recompute of the model it started from. An eighth, not a
-/// sixth: the recompute after a give-up is of what the deletion leaves, which can be much
-/// less (deleting 10 of the cycle's 1,100 edges takes away a quarter of its facts and a
-/// third of a recompute's time), and the estimate is a first materialization's, which
-/// pays for fresh memory that a recompute reuses. With a sixth, the guard's pairs (median
-/// of 5, `DRED_GUARD_PAIRS=5 cargo run --release -p dred-benches --bin guard`, both shares
-/// in the same half hour) had Auto at 1.22× a recompute on the cycle's 10-edge deletion,
-/// 1.32× on non-linear chain's, 1.24× on Andersen's and 1.22× on linear random's 100;
-/// with an eighth 1.16×, 1.12×, 1.07× and 1.10×, and no row above 1.16×. What it costs:
-/// alternative proofs that take between an eighth and a sixth of a recompute now give up
-/// (same-generation's 10 deletions, 0.15× a recompute, then 1.12×). The budget is time,
-/// not rows: an update's rows cost from one to two times a materialization's (a support
-/// check's row is a lookup that misses the cache), so a share of the rows would bound
-/// nothing (Andersen, 10 deletions: a fifth of the rows took a third of a recompute's time).
-const GUARD_TIME_SHARE: u32 = 8;
+/// about a ninth more than a recompute of the model it started from. A ninth, not a sixth:
+/// the recompute after a give-up is of what the deletion leaves, which can be much less
+/// (deleting 10 of the cycle's 1,100 edges takes away a quarter of its facts and a third of
+/// a recompute's time), and the estimate is a first materialization's, which pays for fresh
+/// memory that a recompute reuses and, on the cycle, took 37–43 ms against a recompute's
+/// 29–30. Medians of pairs (`cargo run --release -p dred-benches --bin guard`):
+/// - a sixth: Auto at 1.22× a recompute on the cycle's 10-edge deletion, 1.32× on
+///   non-linear chain's, 1.24× on Andersen's, 1.22× on linear random's 100 (5 pairs);
+/// - an eighth: 1.16×, 1.12×, 1.07×, 1.10× (5 pairs, in the same half hour as the sixth);
+///   later, with a faster recompute and the same estimate, the cycle's 1- and 10-edge
+///   deletions read 1.21× and 1.21× (9 pairs, with the shares below in the same half hour);
+/// - a ninth: the cycle's 1.15× and 1.16×, no row above 1.16×;
+/// - a tenth: the cycle's 1.13× and 1.15×, but same-generation's 10 deletions (DRed,
+///   0.09× a recompute) gave up in 2 pairs of 9.
+///
+/// What it costs: an update whose incremental work takes more than a ninth of a first
+/// materialization gives up (non-linear closure on the random graph, 10 deletions:
+/// alternative proofs take 52 ms, about a seventh). The budget is time, not rows: an
+/// update's rows cost from one to two times a materialization's (a support check's row is
+/// a lookup that misses the cache), so a share of the rows would bound nothing (Andersen,
+/// 10 deletions: a fifth of the rows took a third of a recompute's time).
+const GUARD_TIME_SHARE: u32 = 9;
 
 /// Under this expected recompute time, or with none measured (a program loaded from its
 /// facts), the guard counts rows instead, 1/`GUARD_SHARE` of a rematerialization's: timing
