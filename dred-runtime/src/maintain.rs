@@ -250,8 +250,8 @@ const RECOMPUTE_SHARE: usize = 20;
 /// the recompute after a give-up is of what the deletion leaves, which can be much less
 /// (deleting 10 of the cycle's 1,100 edges takes away a quarter of its facts and a third of
 /// a recompute's time), and the estimate is a first materialization's, which pays for fresh
-/// memory that a recompute reuses and, on the cycle, took 37–43 ms against a recompute's
-/// 29–30. Medians of pairs (`cargo run --release -p dred-benches --bin guard`):
+/// memory that a recompute reuses and, on the cycle, took 36–43 ms against a recompute's
+/// 29–31. Medians of pairs (`cargo run --release -p dred-benches --bin guard`):
 /// - a sixth: Auto at 1.22× a recompute on the cycle's 10-edge deletion, 1.32× on
 ///   non-linear chain's, 1.24× on Andersen's, 1.22× on linear random's 100 (5 pairs);
 /// - an eighth: 1.16×, 1.12×, 1.07×, 1.10× (5 pairs, in the same half hour as the sixth);

@@ -769,8 +769,8 @@ impl Work {
     /// How many rows pass between two readings of the clock. A reading costs about as much
     /// as visiting a few rows, and a thousand rows take tens of microseconds; every 4,096
     /// rows, an update that gave up on the cycle with chords (10 deletions,
-    /// `profile_update 4 auto 10`) overshot its deadline by 0.3–0.4 ms, every 1,024 by
-    /// 0.2–0.3 ms.
+    /// `profile_update 4 auto 10`, medians of three runs) overshot its deadline by
+    /// 0.30–0.37 ms, every 1,024 by 0.13–0.28 ms.
     pub const CONSULT_EVERY: u64 = 1 << 10;
 
     /// No budget: the joins always run to the end.
