@@ -257,13 +257,13 @@ const RECOMPUTE_SHARE: usize = 20;
 /// - an eighth: 1.16×, 1.12×, 1.07×, 1.10× (5 pairs, in the same half hour as the sixth);
 ///   later, with a faster recompute and the same estimate, the cycle's 1- and 10-edge
 ///   deletions read 1.21× and 1.21× (9 pairs, with the shares below in the same half hour);
-/// - a ninth: the cycle's 1.15× and 1.16×, no row above 1.16×;
+/// - a ninth: the cycle's 1.15–1.16× and 1.16–1.17× (two runs), no other row above 1.11×;
 /// - a tenth: the cycle's 1.13× and 1.15×, but same-generation's 10 deletions (DRed,
 ///   0.09× a recompute) gave up in 2 pairs of 9.
 ///
 /// What it costs: an update whose incremental work takes more than a ninth of a first
 /// materialization gives up (non-linear closure on the random graph, 10 deletions:
-/// alternative proofs take 52 ms, about a seventh). The budget is time, not rows: an
+/// alternative proofs take 48–52 ms, about a seventh). The budget is time, not rows: an
 /// update's rows cost from one to two times a materialization's (a support check's row is
 /// a lookup that misses the cache), so a share of the rows would bound nothing (Andersen,
 /// 10 deletions: a fifth of the rows took a third of a recompute's time).
