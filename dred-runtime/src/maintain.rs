@@ -466,25 +466,8 @@ fn dred<P: Program>(
             return Err((deletions, insertions, work.rows()));
         };
         report.overdelete.elapsed = started.elapsed();
-
-        report.overdeleted_derived = Round {
-            len: overdeleted.len(),
-            facts: None,
-            witnesses: None,
-        };
-        if !overdeleted.is_empty() {
-            if trace != Trace::Counts {
-                report.overdeleted_derived.facts = Some(overdeleted.clone());
-            }
-            let started = Instant::now();
-            let mut rederive = Phase::default();
-            let withdrawn =
-                rederive_phase(program, overdeleted, None, &mut rederive, trace, &mut work);
-            if withdrawn.is_none() {
-                return Err((deletions, insertions, work.rows()));
-            }
-            rederive.elapsed = started.elapsed();
-            report.rederive = Some(rederive);
+        if rederive_lost(program, &mut report, overdeleted, None, &mut work).is_none() {
+            return Err((deletions, insertions, work.rows()));
         }
     }
     report.work = work.rows();
@@ -586,30 +569,15 @@ fn alt_proof<P: Program>(
         report.overdelete.elapsed = checked.elapsed;
         report.checked = Some(checked);
         report.restamped = Some(restamped);
-        report.overdeleted_derived = Round {
-            len: unsupported.len(),
-            facts: None,
-            witnesses: None,
-        };
-        if !unsupported.is_empty() {
-            if trace != Trace::Counts {
-                report.overdeleted_derived.facts = Some(unsupported.clone());
-            }
-            let started = Instant::now();
-            let mut rederive = Phase::default();
-            let withdrawn = rederive_phase(
-                program,
-                unsupported,
-                Some(rose_twice),
-                &mut rederive,
-                trace,
-                &mut work,
-            );
-            if withdrawn.is_none() {
-                return Err((deletions, insertions, work.rows()));
-            }
-            rederive.elapsed = started.elapsed();
-            report.rederive = Some(rederive);
+        let rederived = rederive_lost(
+            program,
+            &mut report,
+            unsupported,
+            Some(rose_twice),
+            &mut work,
+        );
+        if rederived.is_none() {
+            return Err((deletions, insertions, work.rows()));
         }
     }
     report.work = work.rows();
@@ -846,6 +814,33 @@ fn overdelete_phase<P: Program>(
     }
     program.remove_facts(&overdeleted);
     Some(overdeleted.into_derived_part())
+}
+
+/// Records the derived facts an update `lost` (over-deleted, or found unsupported) in
+/// `report`, and rederives them into its `rederive` phase (see [`rederive_phase`], which
+/// `derivable_first` is handed to). `None` once `work`'s budget is spent.
+fn rederive_lost<P: Program>(
+    program: &mut P,
+    report: &mut UpdateReport<P::Facts>,
+    lost: P::Facts,
+    derivable_first: Option<P::Facts>,
+    work: &mut Work,
+) -> Option<()> {
+    let trace = report.trace;
+    report.overdeleted_derived = Round {
+        len: lost.len(),
+        facts: (trace != Trace::Counts && !lost.is_empty()).then(|| lost.clone()),
+        witnesses: None,
+    };
+    if lost.is_empty() {
+        return Some(());
+    }
+    let started = Instant::now();
+    let mut rederive = Phase::default();
+    rederive_phase(program, lost, derivable_first, &mut rederive, trace, work)?;
+    rederive.elapsed = started.elapsed();
+    report.rederive = Some(rederive);
+    Some(())
 }
 
 /// Rederivation: round 1 restores the over-deleted facts derivable from the survivors
