@@ -458,8 +458,19 @@ pub fn heads_in_range<H>(
     cause: Option<(Stamp, Stamp)>,
     in_range: &mut Vec<usize>,
 ) {
+    // Without a branch per place: each is written, and kept by counting it. Filtered and
+    // pushed one by one, the places cost a branch and a capacity check each (non-linear
+    // chain, 1 deletion by alternative proofs: 28.4 → 27.1 ms, medians of four alternating
+    // runs of `profile_update 2 altproof 1 21`).
     let mut take = |places: std::ops::Range<usize>| {
-        in_range.extend(places.filter(|&at| !emitted[at]));
+        let start = in_range.len();
+        in_range.resize(start + places.len(), 0);
+        let mut kept = start;
+        for (at, &done) in places.clone().zip(&emitted[places]) {
+            in_range[kept] = at;
+            kept += usize::from(!done);
+        }
+        in_range.truncate(kept);
     };
     match cause {
         Some((above, upto)) if by_stamp => {
