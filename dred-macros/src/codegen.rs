@@ -1238,13 +1238,12 @@ impl<'a> Context<'a> {
     }
 
     /// A loss of support's head-first join (see [`HeadFirst`]) over the delta: its facts
-    /// grouped by the head columns they bind; per group, one bucket of held heads and their
-    /// stamps, when it is smaller than what the body-first join (`body_first`) would walk
-    /// for the group's facts (its second step's rows, one head lookup each); then, per
-    /// delta fact, the heads in its stamp range that no earlier fact of the group emitted,
-    /// each checked against the rest of the body.
-    /// The groups whose bucket, and the facts whose heads in range, outnumber the rows the
-    /// body-first join would walk for them go to `leftover`, for that join.
+    /// grouped by the head columns they bind; per group, one bucket of held heads, in stamp
+    /// order; then, per delta fact, the heads in its stamp range (found by binary search)
+    /// that no earlier fact of the group emitted, each checked against the rest of the body.
+    /// The facts whose heads in range outnumber the rows the body-first join
+    /// (`body_first`) would walk for them (its second step's rows, one head lookup each) go
+    /// to `leftover`, for that join.
     fn head_first_code(
         &self,
         rule: &ir::Rule,
@@ -1295,24 +1294,39 @@ impl<'a> Context<'a> {
         // A compact head index's rows are rebuilt into facts, which the heads keep; other
         // heads are references to the index's facts.
         let compact_heads = self.compact(rule.head.relation);
-        let (head_row, head_rebuilt, head_fact) = if compact_heads {
+        let (head_row, head_rebuilt, head_fact, head_by_ref) = if compact_heads {
             let stored = format_ident!("stored1");
             let rebuild = self.rebuild(&extended, head_step, &stored);
-            (stored, quote!(let #row1 = #rebuild;), quote!(&#row1))
+            (
+                stored,
+                quote!(let #row1 = #rebuild;),
+                quote!(&#row1),
+                quote!(let #row1 = &#row1;),
+            )
         } else {
-            (row1.clone(), quote!(), quote!(#row1))
+            (row1.clone(), quote!(), quote!(#row1), quote!())
         };
         // The heads in a delta fact's stamp range, by their places among the heads; a head
         // already emitted is in no later range of its group: another instance cannot make
         // it more of a candidate (non-linear chain, 1 deletion: most instances the join
         // checked were of heads some earlier delta fact of their group had emitted).
         let fill_in_range = quote! {
-            #rt::program::heads_in_range(&heads, by_stamp, &emitted, cause, &mut in_range);
+            let limit = if by_cost { walk } else { usize::MAX };
+            #rt::program::heads_in_range(bucket.kept_stamps(), &mut emitted, cause, limit, &mut in_range)
         };
-        let in_range_head = if compact_heads {
-            quote!(let (ref #row1, stamp) = heads[at];)
-        } else {
-            quote!(let (#row1, stamp) = heads[at];)
+        // A head in range, read from the bucket: its fact, and its stamp (looked up if the
+        // bucket keeps it as retired); a retired head, or one the head's constants or
+        // repeated variables rule out, is skipped.
+        let in_range_head = quote! {
+            let #head_row = &bucket.rows()[at];
+            #head_rebuilt
+            let ::core::option::Option::Some(stamp) = bucket.stamp(bucket.kept_stamps()[at], #head_fact) else {
+                continue;
+            };
+            if !(true #(&& #head_filters)*) {
+                continue;
+            }
+            #head_by_ref
         };
         // What the body-first join walks per delta fact: its second step's rows.
         let body_rows = match body_first.steps.get(1) {
@@ -1372,33 +1386,17 @@ impl<'a> Context<'a> {
                     #(#delta_binds)*
                     #body_rows
                 }));
-                if by_cost && bucket.len() >= walks.iter().sum::<usize>() {
-                    leftover.extend(group.iter().map(|&(_, #row0)| #row0));
-                    continue;
-                }
-                work.visit(bucket.len() as u64);
-                heads.clear();
-                heads.extend(bucket.with_kept_stamps().filter_map(|(#head_row, kept)| {
-                    #head_rebuilt
-                    let stamp = bucket.stamp(kept, #head_fact)?;
-                    (true #(&& #head_filters)*).then_some((#row1, stamp))
-                }));
-                let by_stamp = group.len() >= #rt::program::SORT_HEADS_FROM;
-                if by_stamp {
-                    heads.sort_unstable_by_key(|&(_, stamp)| stamp);
-                }
                 emitted.clear();
-                emitted.resize(heads.len(), false);
                 for (&(_, #row0), &walk) in group.iter().zip(&walks) {
                     if work.exhausted() {
                         return;
                     }
                     let cause = admit.cause(&self.#delta_relation, #row0);
                     in_range.clear();
-                    #fill_in_range
                     // A head in range costs a lookup or two of the rest of the body; a row
                     // of the body-first join, one head lookup.
-                    if by_cost && in_range.len() >= walk {
+                    let filled = { #fill_in_range };
+                    if !filled {
                         leftover.push(#row0);
                         continue;
                     }
@@ -1429,7 +1427,6 @@ impl<'a> Context<'a> {
             groups,
         );
         quote! {
-            let mut heads: ::std::vec::Vec<(_, #rt::Stamp)> = ::std::vec::Vec::new();
             let mut in_range: ::std::vec::Vec<usize> = ::std::vec::Vec::new();
             let mut emitted: ::std::vec::Vec<bool> = ::std::vec::Vec::new();
             let mut walks: ::std::vec::Vec<usize> = ::std::vec::Vec::new();

@@ -34,8 +34,8 @@ pub struct Join {
 /// A loss of support's join from a delta atom: the delta fact, then the heads it may have
 /// supported (held facts of the head relation sharing its values, read from an index the
 /// other joins already keep), then the rest of the body, every variable of both bound.
-/// `Admit::Held` admits only heads in a stamp range, so a bucket of heads whose stamps a
-/// group of delta facts reads once can cost far fewer lookups than the body-first join's
+/// `Admit::Held` admits only heads in a stamp range, which a bucket kept in stamp order
+/// gives by binary search, so it can cost far fewer lookups than the body-first join's
 /// matches, one head lookup each (non-linear closure: `R(x, z)` for a delta `R(x, y)`).
 ///
 /// `join.steps[1]` matches the head, as body atom `rule.body.len()` of the rule with its

@@ -261,7 +261,13 @@ impl<K: Tuple, Row> StampedBucket<K, Row> {
                         self.rows.push((fact, stamp));
                     }
                 }
-                self.rows.sort_unstable_by_key(|&(_, stamp)| stamp);
+                // A stamped bucket's rows come in stamp order (see `Bucket`): their facts'
+                // stamps are the ones it keeps, and a fact looked up is retired or stamped
+                // `Stamp::MAX`. Others' stamps were all looked up.
+                if !L::STAMPED {
+                    self.rows.sort_unstable_by_key(|&(_, stamp)| stamp);
+                }
+                debug_assert!(self.rows.windows(2).all(|pair| pair[0].1 <= pair[1].1));
             }
         }
         &self.rows
@@ -286,6 +292,14 @@ impl<'s, T: Tuple, I, Row> StampedRows<'s, T, I, Row> {
     #[inline]
     pub fn len(&self) -> usize {
         self.rows.len()
+    }
+
+    /// The stamps the bucket keeps beside its rows, in order (see
+    /// [`IndexLayout::STAMPED`]): one a row, [`RETIRED`](Stamp::MAX) for a retired fact.
+    /// Empty if the index keeps none.
+    #[inline]
+    pub fn kept_stamps(&self) -> &'s [Stamp] {
+        self.stamps
     }
 
     /// Whether there are none.
@@ -454,19 +468,27 @@ struct Keyed<K, R> {
     bucket: Bucket<R>,
 }
 
-/// One bucket of an index: its rows in the order they were added, and which of them came
-/// before the relation's latest batch ([`Relation::probe_before_latest`]).
+/// One bucket of an index: its rows in the order they were added (in a stamped index, by
+/// stamp), and which of them came before the relation's latest batch
+/// ([`Relation::probe_before_latest`]).
 ///
-/// Invariant: every row of the bucket that was added before batch `grown_in` began is
-/// among its first `before` rows. Appending keeps this; so does each removal: `retain`
-/// keeps the survivors' order, and `swap_remove` moves only the last row, at worst into
-/// the first `before` (which may then hold later rows too: a superset is all a probe
-/// promises).
+/// Invariants:
+/// - every row of the bucket that was added before batch `grown_in` began is among its
+///   first `before` rows. Appending keeps this; so does each removal: `retain` keeps the
+///   survivors' order, and `swap_remove` moves only the last row, at worst into the first
+///   `before` (which may then hold later rows too: a superset is all a probe promises). A
+///   row moved to keep the next invariant takes `before` past the rows it moved over.
+/// - in a stamped index, the rows are in the order of their stamps (retired ones, kept as
+///   [`RETIRED`], last), so that a loss of support finds the heads in a delta fact's stamp
+///   range by binary search ([`heads_in_range`](crate::program::heads_in_range)) rather
+///   than by copying and sorting the bucket. Facts come in stamp order (a round's stamp is
+///   the clock's newest), so appending mostly keeps it; a stamp that changes (a raise, a
+///   retirement, a revival) moves its row, at the cost of the pass that finds the row.
 #[derive(Clone)]
 struct Bucket<R> {
     rows: Vec<R>,
     /// In a stamped index ([`IndexLayout::STAMPED`]), each row's fact's stamp, or
-    /// [`RETIRED`] for a retired fact; else empty.
+    /// [`RETIRED`] for a retired fact, in order; else empty.
     stamps: Vec<Stamp>,
     /// The batch in which the bucket last grew.
     grown_in: u64,
@@ -493,21 +515,64 @@ impl<R: PartialEq> Bucket<R> {
         self.stamps.truncate(kept);
     }
 
-    /// Removes `row` if the bucket holds it, moving the last row into its place.
+    /// Removes `row` if the bucket holds it: unstamped, by moving the last row into its
+    /// place; stamped, by shifting the later rows, which keeps them in order.
     fn swap_remove(&mut self, row: &R) {
         if let Some(at) = self.rows.iter().position(|held| held == row) {
-            self.rows.swap_remove(at);
-            if !self.stamps.is_empty() {
-                self.stamps.swap_remove(at);
+            if self.stamps.is_empty() {
+                self.rows.swap_remove(at);
+            } else {
+                self.rows.remove(at);
+                self.stamps.remove(at);
             }
         }
     }
 
-    /// Sets the stamp of `row` if the bucket holds it.
+    /// Sets the stamp of `row` if the bucket holds it, and moves the row among those of
+    /// its new stamp.
     fn set_stamp(&mut self, row: &R, stamp: Stamp) {
         if let Some(at) = self.rows.iter().position(|held| held == row) {
-            self.stamps[at] = stamp;
+            let old = std::mem::replace(&mut self.stamps[at], stamp);
+            let moved = if stamp > old {
+                let to = at + self.stamps[at + 1..].partition_point(|&s| s <= stamp);
+                self.rows[at..=to].rotate_left(1);
+                self.stamps[at..=to].rotate_left(1);
+                to
+            } else {
+                let to = self.stamps[..at].partition_point(|&s| s <= stamp);
+                self.rows[to..=at].rotate_right(1);
+                self.stamps[to..=at].rotate_right(1);
+                to
+            };
+            self.moved_over(at.max(moved));
         }
+    }
+
+    /// Puts the rows back in the order of their stamps after several changed in place.
+    fn sort_by_stamp(&mut self) {
+        if self.in_stamp_order() {
+            return;
+        }
+        let mut pairs: Vec<(R, Stamp)> = self.rows.drain(..).zip(self.stamps.drain(..)).collect();
+        // Stable, so that rows of one stamp keep the order they came in.
+        pairs.sort_by_key(|&(_, stamp)| stamp);
+        for (row, stamp) in pairs {
+            self.rows.push(row);
+            self.stamps.push(stamp);
+        }
+        self.before = self.rows.len();
+    }
+
+    /// Keeps the first invariant after a row moved within the first `last + 1` places.
+    fn moved_over(&mut self, last: usize) {
+        if last >= self.before {
+            self.before = last + 1;
+        }
+    }
+
+    /// Whether the rows are in the order of their stamps (vacuously, if unstamped).
+    fn in_stamp_order(&self) -> bool {
+        self.stamps.windows(2).all(|pair| pair[0] <= pair[1])
     }
 }
 
@@ -595,6 +660,11 @@ impl<T: Tuple, L: IndexLayout<T>> Index<T, L> {
             bucket.rows.push(L::row(fact));
             if L::STAMPED {
                 bucket.stamps.push(stamp);
+            }
+        }
+        if L::STAMPED {
+            for keyed in buckets.iter_mut() {
+                keyed.bucket.sort_by_stamp();
             }
         }
         buckets
@@ -712,13 +782,21 @@ impl<T: Tuple, L: IndexLayout<T>> Index<T, L> {
         if rows.len() == rows.capacity() {
             rows.reserve_exact((rows.len() / 8).max(4));
         }
-        rows.push(L::row(fact));
-        if L::STAMPED {
-            let stamps = &mut bucket.stamps;
-            if stamps.len() == stamps.capacity() {
-                stamps.reserve_exact((stamps.len() / 8).max(4));
-            }
-            stamps.push(stamp);
+        if !L::STAMPED {
+            rows.push(L::row(fact));
+            return;
+        }
+        let stamps = &mut bucket.stamps;
+        if stamps.len() == stamps.capacity() {
+            stamps.reserve_exact((stamps.len() / 8).max(4));
+        }
+        // In stamp order: past the rows of its stamp and older, before those of retired
+        // facts, which the newest stamp of a round is all a fact usually has to pass.
+        let at = stamps.len() - stamps.iter().rev().take_while(|&&s| s > stamp).count();
+        rows.insert(at, L::row(fact));
+        stamps.insert(at, stamp);
+        if at < bucket.before {
+            bucket.before += 1;
         }
     }
 
@@ -841,6 +919,7 @@ impl<T: Tuple, L: IndexLayout<T>> IndexSet<T> for Index<T, L> {
                     *stamp = run[at].1;
                 }
             }
+            bucket.sort_by_stamp();
         });
     }
 
@@ -1752,6 +1831,46 @@ mod tests {
         late.insert_all(&batch(&[(3, 1), (3, 2)]), 1);
         late.retire_all(&batch(&[(3, 1)]));
         assert_eq!(stamped(&late, 3), [((3, 2), 1, true)]);
+    }
+
+    #[test]
+    fn a_stamped_bucket_keeps_its_rows_in_stamp_order() {
+        let batch = |facts: &[(u32, u32)]| facts.iter().copied().collect::<FactSet<_>>();
+        let ones = key_hash(&(&1u32,));
+        let kept = |rel: &StampedPairs| {
+            let rows = rel.probe_stamped(|ix| &ix.0, ones, |key| key.0 == 1);
+            rows.kept_stamps().to_vec()
+        };
+        const GONE: Stamp = RETIRED;
+        let mut rel = StampedPairs::with_indexes((Index::new(),));
+        rel.insert_all(&batch(&[(1, 2), (1, 3)]), 3);
+        rel.insert_all(&batch(&[(1, 4)]), 1);
+        assert_eq!(kept(&rel), [1, 3, 3]); // built from the table, then ordered
+        rel.insert((1, 5), 2); // among its elders
+        assert_eq!(kept(&rel), [1, 2, 3, 3]);
+        rel.restamp(&(1, 4), 4); // a raise moves the row up
+        assert_eq!(kept(&rel), [2, 3, 3, 4]);
+        rel.retire_all(&batch(&[(1, 5)])); // retired rows go last, one...
+        assert_eq!(kept(&rel), [3, 3, 4, GONE]);
+        rel.retire_all(&batch(&[(1, 2), (1, 3)])); // ...or a run
+        assert_eq!(kept(&rel), [4, GONE, GONE, GONE]);
+        rel.insert_all(&batch(&[(1, 2)]), 5); // revived before the retired rows, one...
+        assert_eq!(kept(&rel), [4, 5, GONE, GONE]);
+        rel.insert_all(&batch(&[(1, 3), (1, 5)]), 6); // ...or a run
+        assert_eq!(kept(&rel), [4, 5, 6, 6]);
+        rel.retire_all(&batch(&[(1, 4)]));
+        rel.insert_all(&batch(&[(1, 6)]), 7); // a new fact before a retired one
+        assert_eq!(kept(&rel), [5, 6, 6, 7, GONE]);
+        // The moves leave every row of the earlier batches among those a semi-naive round
+        // reads ([`Relation::probe_before_latest`]).
+        let before = rel.probe_before_latest(|ix| &ix.0, ones, |key| key.0 == 1);
+        for earlier in [2, 3, 4, 5] {
+            assert!(before.contains(&(earlier,)), "{earlier}");
+        }
+        rel.remove_all(&batch(&[(1, 2)])); // removals keep the order
+        assert_eq!(kept(&rel), [6, 6, 7, GONE]);
+        rel.remove_all(&batch(&[(1, 3), (1, 6)]));
+        assert_eq!(kept(&rel), [6, GONE]);
     }
 
     #[test]
