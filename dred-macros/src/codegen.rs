@@ -700,14 +700,9 @@ impl<'a> Context<'a> {
                     let fact_enum = &self.fact_enum;
                     let rules: Vec<_> = self.rules_of(r).collect();
                     let sorter = self.sorting_rule(r);
-                    let checks = rules.iter().map(|&(i, rule)| {
+                    let checks = rules.iter().map(|&(i, _)| {
                         let check = format_ident!("support_rule_{}", i);
-                        let first = match (self.stamped_first(rule, &self.plan.rules[i].derive), sorter) {
-                            (Some(_), Some((sorting, ..))) if sorting == i => quote!(, first),
-                            (Some(_), _) => quote!(, ::core::option::Option::None),
-                            (None, _) => quote!(),
-                        };
-                        quote!(self.#check(head, bound, work #first))
+                        quote!(self.#check(head, bound, work))
                     });
                     let check_head = quote! {
                         if work.exhausted() {
@@ -746,47 +741,17 @@ impl<'a> Context<'a> {
                                 #check_head
                             }
                         },
-                        Some((i, rule, index)) => {
-                            let first_key = format_ident!("first_key_rule_{}", i);
-                            let first_step = &self.plan.rules[i].derive.steps[0];
-                            let bucket_r = rule.body[first_step.atom].relation;
-                            let bucket_relation = &self.relation(bucket_r).name;
-                            let path = self.index_path(bucket_r, index);
-                            // A compact bucket's facts are rebuilt from the key and its rows.
-                            let row = if self.compact(bucket_r) {
-                                let stored = format_ident!("stored");
-                                let fact = self.fact_of_row(bucket_r, index, &stored, |at, _| {
-                                    let at = Index::from(at);
-                                    quote!(key.#at)
-                                });
-                                quote!(|#stored| #fact)
-                            } else {
-                                quote!(|row| row)
-                            };
+                        Some((i, ..)) => {
+                            let first_hash = format_ident!("first_hash_rule_{}", i);
                             quote! {
-                                // A head of another rule has no key here: it comes last.
-                                let mut heads: ::std::vec::Vec<(u64, _, _, #rt::Stamp)> = #heads
-                                    .map(|(head, stamp)| match self.#first_key(head) {
-                                        ::core::option::Option::Some((hash, key)) => (hash, ::core::option::Option::Some(key), head, stamp),
-                                        ::core::option::Option::None => (u64::MAX, ::core::option::Option::None, head, stamp),
-                                    })
+                                // Checks that walk one bucket first run together, its rows
+                                // still in cache; a head of another rule comes last.
+                                let mut heads: ::std::vec::Vec<(u64, _, #rt::Stamp)> = #heads
+                                    .map(|(head, stamp)| (self.#first_hash(head).unwrap_or(u64::MAX), head, stamp))
                                     .collect();
                                 heads.sort_unstable_by_key(|&(hash, ..)| hash);
                                 unsupported.#name.reserve(heads.len());
-                                let mut bucket = #rt::StampedBucket::default();
-                                for at in 0..heads.len() {
-                                    let (hash, ref key, head, bound) = heads[at];
-                                    // A bucket only one check walks costs less to probe
-                                    // than to copy with its stamps.
-                                    let shared = key.is_some()
-                                        && ((at > 0 && heads[at - 1].0 == hash)
-                                            || heads.get(at + 1).is_some_and(|&(next, ..)| next == hash));
-                                    let first = match key {
-                                        ::core::option::Option::Some(key) if shared => ::core::option::Option::Some(
-                                            bucket.get(&self.#bucket_relation, #path, hash, |held| held == key, #row),
-                                        ),
-                                        _ => ::core::option::Option::None,
-                                    };
+                                for (_, head, bound) in heads {
                                     #check_head
                                 }
                             }
@@ -1075,42 +1040,20 @@ impl<'a> Context<'a> {
         };
         let support = self.join_code(rule, &plan.derive, &level_found, Mode::Supports);
 
-        let (first_param, first_key) = match self.stamped_first(rule, &plan.derive) {
-            Some((_, row_ty)) => {
-                let first_key = format_ident!("first_key_rule_{}", index);
-                let first = &plan.derive.steps[0];
-                let Access::Probe { key, .. } = &first.access else {
-                    unreachable!("a stamped first step probes")
-                };
-                let atom = &rule.body[first.atom];
-                let head_match_key = self.head_match(rule, &quote!(::core::option::Option::None));
-                let key_hash = self.key_hash(rule, first);
-                let key_values = key
-                    .iter()
-                    .map(|&c| self.key_column(rule, atom, first, c, KeyForm::Owned));
-                let key_tys = key
-                    .iter()
-                    .map(|&c| &self.relation(atom.relation).columns[c].ty);
-                let row = if self.compact(atom.relation) {
-                    quote!(#row_ty)
-                } else {
-                    quote!(&#row_ty)
-                };
-                (
-                    quote!(, first: ::core::option::Option<&[(#row, #rt::Stamp)]>),
-                    quote! {
-                        /// The key hash and key of the bucket this rule's support check
-                        /// walks first, if `head` matches the rule's head.
-                        #[inline]
-                        fn #first_key(&self, head: &#head_ty) -> ::core::option::Option<(u64, (#(#key_tys,)*))> {
-                            #head_match_key
-                            ::core::option::Option::Some((#key_hash, (#(#key_values,)*)))
-                        }
-                    },
-                )
+        let first_hash = self.stamped_first(rule, &plan.derive).map(|_| {
+            let first_hash = format_ident!("first_hash_rule_{}", index);
+            let head_match_key = self.head_match(rule, &quote!(::core::option::Option::None));
+            let key_hash = self.key_hash(rule, &plan.derive.steps[0]);
+            quote! {
+                /// The key hash of the bucket this rule's support check walks first, if
+                /// `head` matches the rule's head.
+                #[inline]
+                fn #first_hash(&self, head: &#head_ty) -> ::core::option::Option<u64> {
+                    #head_match_key
+                    ::core::option::Option::Some(#key_hash)
+                }
             }
-            None => (quote!(), quote!()),
-        };
+        });
         let instances = format_ident!("instances_rule_{}", index);
         let fact_enum = &self.fact_enum;
         let body_facts = (0..rule.body.len()).map(|position| {
@@ -1157,7 +1100,7 @@ impl<'a> Context<'a> {
             #[doc = #doc]
             #[inline(never)]
             #[allow(unreachable_code, unused_mut, unused_assignments)]
-            fn #supports(&self, head: &#head_ty, bound: #rt::Stamp, work: &mut #rt::Work #first_param) -> u64 {
+            fn #supports(&self, head: &#head_ty, bound: #rt::Stamp, work: &mut #rt::Work) -> u64 {
                 #head_match_level
                 let mut lowest = u64::MAX;
                 let level = 0u64;
@@ -1165,7 +1108,7 @@ impl<'a> Context<'a> {
                 lowest
             }
 
-            #first_key
+            #first_hash
         }
     }
 
@@ -1658,44 +1601,42 @@ impl<'a> Context<'a> {
                         #plain
                     }
                 };
-                // The same test gives the support function its `first` parameter.
+                // A support check's first bucket, when its index keeps stamps, is in stamp
+                // order (see `dred_runtime::IndexLayout::STAMPED`). The rows older than the
+                // head, which alone can support it, come first, youngest first (a support
+                // of a closure's fact splits it in two halves about as old as each other,
+                // so its first half is among the youngest that qualify); then the rest,
+                // oldest first, until a row's level reaches the lowest found (no earlier
+                // row's did: theirs are at most `bound`, and `lowest` is above it).
+                let Access::Probe { index, .. } = current.access else {
+                    return walk;
+                };
                 if !(mode == Mode::Supports
                     && step == 0
-                    && self.stamped_first(rule, join).is_some())
+                    && self.stamped_indexes().contains(&(atom.relation, index)))
                 {
                     return walk;
                 }
-                // Rows of a compact index come as facts, others as references to facts.
-                let first_row = if compact {
-                    quote!(ref #row)
-                } else {
-                    quote!(#row)
-                };
-                // The first bucket of a support check may come with its stamps, youngest
-                // last. The rows older than the head, which alone can support it, come
-                // first, youngest first (a support of a closure's fact splits it in two
-                // halves about as old as each other, so its first half is among the
-                // youngest that qualify); then the rest, oldest first, until a row's level
-                // reaches the lowest found (no earlier row's did: theirs are at most
-                // `bound`, and `lowest` is above it).
+                let stamped = self.probe(rule, current, "probe_stamped");
                 quote! {
-                    match first {
-                        ::core::option::Option::Some(rows) => {
-                            let older = rows.partition_point(|&(_, stamp)| stamp < bound);
-                            let (could_support, too_young) = rows.split_at(older);
-                            for &(#first_row, stamp) in could_support.iter().rev().chain(too_young) {
-                                work.visit(1);
-                                let level = level.max(u64::from(stamp) + 1);
-                                if level >= lowest {
-                                    break;
-                                }
-                                if true #(&& #filters)* {
-                                    #(#binds)*
-                                    #inner
-                                }
-                            }
+                    let rows = #stamped;
+                    let stamps = rows.kept_stamps();
+                    let older = stamps.partition_point(|&stamp| stamp < bound);
+                    for at in (0..older).rev().chain(older..stamps.len()) {
+                        let #each = &rows.rows()[at];
+                        #rebuilt
+                        work.visit(1);
+                        let ::core::option::Option::Some(stamp) = rows.stamp(stamps[at], #row) else {
+                            continue;
+                        };
+                        let level = level.max(u64::from(stamp) + 1);
+                        if level >= lowest {
+                            break;
                         }
-                        ::core::option::Option::None => { #walk }
+                        if true #(&& #filters)* {
+                            #(#binds)*
+                            #inner
+                        }
                     }
                 }
             }
@@ -1903,8 +1844,8 @@ impl<'a> Context<'a> {
 
     /// The indexes whose rows keep their stamps (`dred_runtime::IndexLayout::STAMPED`), as
     /// (relation, index): those that support checks walk first with their stamps (the
-    /// first such rule of each derived relation sorts its candidates and shares the
-    /// bucket), and the head indexes of head-first joins.
+    /// first such rule of each derived relation sorts its candidates by that bucket), and
+    /// the head indexes of head-first joins.
     fn stamped_indexes(&self) -> Vec<(usize, usize)> {
         let mut stamped = Vec::new();
         for r in 0..self.program.relations.len() {
@@ -1927,22 +1868,22 @@ impl<'a> Context<'a> {
 
     /// The rule (its number, itself, and the index its check walks first) whose support
     /// check orders derived relation `r`'s candidates: the first whose check walks a
-    /// derived bucket first, so that checks sharing that bucket run together.
+    /// derived bucket first, so that checks of one bucket run together, its rows in cache.
     fn sorting_rule(&self, r: usize) -> Option<(usize, &ir::Rule, usize)> {
         self.rules_of(r).find_map(|(i, rule)| {
             self.stamped_first(rule, &self.plan.rules[i].derive)
-                .map(|(index, _)| (i, rule, index))
+                .map(|index| (i, rule, index))
         })
     }
 
     /// When a head-bound join's first step walks a derived relation's bucket: that
-    /// relation's index and row type. Support checks then share the bucket's stamps (see
-    /// `dred_runtime::StampedBucket`).
-    fn stamped_first(&self, rule: &ir::Rule, join: &Join) -> Option<(usize, TokenStream)> {
+    /// relation's index. Support checks then read the bucket's stamps in order (see
+    /// `dred_runtime::IndexLayout::STAMPED`).
+    fn stamped_first(&self, rule: &ir::Rule, join: &Join) -> Option<usize> {
         let first = join.steps.first()?;
         let relation = self.relation(rule.body[first.atom].relation);
         match first.access {
-            Access::Probe { index, .. } if !relation.input => Some((index, self.ty(relation))),
+            Access::Probe { index, .. } if !relation.input => Some(index),
             _ => None,
         }
     }

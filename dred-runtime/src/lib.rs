@@ -30,7 +30,7 @@ pub use program::{
 };
 pub use relation::{
     key_hash, key_runs, FactSet, Index, IndexLayout, IndexSet, IndexSource, KeyRuns, Relation,
-    Room, Stamp, StampedBucket, StampedRows, Tuple, UNSTAMPED,
+    Room, Stamp, StampedRows, Tuple, UNSTAMPED,
 };
 pub use report::{Phase, Round, Trace, UpdateReport, Witness};
 pub use text::{GroundFact, TextError};

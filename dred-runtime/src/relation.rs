@@ -181,99 +181,6 @@ impl<'s, K: PartialEq, V> Iterator for KeyRuns<'s, K, V> {
     }
 }
 
-/// One index bucket's held facts with their stamps, youngest last: what consecutive
-/// support checks share when they walk the same bucket first (the candidates `R(x, z)` of
-/// non-linear closure, sorted by `x`, all walk `R(x, _)`). Its stamps are read once for
-/// the run rather than once per check (from the bucket, if its index keeps them, see
-/// [`IndexLayout::STAMPED`]), and a check stops at the first row too young
-/// to beat the level it has already found. Each row is a fact (`Row` is `T`, rebuilt from
-/// the bucket's key and the stored columns, or `&T` where an index stores whole facts).
-///
-/// ```
-/// use dred_runtime::{key_hash, Index, IndexLayout, Relation, StampedBucket};
-/// # struct ByFirst;
-/// # impl IndexLayout<(u32, u32)> for ByFirst {
-/// #     type Key = (u32,);
-/// #     type Row = (u32,);
-/// #     fn hash(e: &(u32, u32)) -> u64 { key_hash(&(&e.0,)) }
-/// #     fn matches(key: &(u32,), e: &(u32, u32)) -> bool { key.0 == e.0 }
-/// #     fn key(e: &(u32, u32)) -> (u32,) { (e.0,) }
-/// #     fn row(e: &(u32, u32)) -> (u32,) { (e.1,) }
-/// # }
-/// let mut edges = Relation::with_indexes((Index::<_, ByFirst>::new(),));
-/// edges.insert((1, 3), 5);
-/// edges.insert((1, 2), 2);
-/// let mut bucket = StampedBucket::default();
-/// let rows = bucket.get(&edges, |ix| &ix.0, key_hash(&(&1u32,)), |key| key.0 == 1, |rest| (1, rest.0));
-/// assert_eq!(rows, [((1, 2), 2), ((1, 3), 5)]);
-/// ```
-pub struct StampedBucket<K, Row> {
-    /// The index (its address: it names the relation too), key hash and key of the rows
-    /// held.
-    source: Option<(*const (), u64, K)>,
-    rows: Vec<(Row, Stamp)>,
-}
-
-impl<K, Row> Default for StampedBucket<K, Row> {
-    fn default() -> Self {
-        StampedBucket {
-            source: None,
-            rows: Vec::new(),
-        }
-    }
-}
-
-impl<K: Tuple, Row> StampedBucket<K, Row> {
-    /// The held facts of the bucket of `relation`'s index `index` whose key hashes to
-    /// `hash` and passes `is_key`, each made by `row` from its stored columns, with their
-    /// stamps, youngest last. Valid while `relation` does not change.
-    pub fn get<'a, T: Tuple, I, L: IndexLayout<T, Key = K>>(
-        &mut self,
-        relation: &'a Relation<T, I>,
-        index: impl FnOnce(&'a I) -> &'a Index<T, L>,
-        hash: u64,
-        mut is_key: impl FnMut(&K) -> bool,
-        row: impl Fn(&'a L::Row) -> Row,
-    ) -> &[(Row, Stamp)]
-    where
-        Row: std::borrow::Borrow<T>,
-    {
-        let index = index(&relation.indexes);
-        let at = index as *const Index<T, L> as *const ();
-        let held = self
-            .source
-            .as_ref()
-            .is_some_and(|(held, held_hash, key)| *held == at && *held_hash == hash && is_key(key));
-        if !held {
-            self.source = None;
-            self.rows.clear();
-            if let Some(keyed) = relation.keyed(|_| index, hash, is_key) {
-                self.source = Some((at, hash, keyed.key.clone()));
-                let bucket = StampedRows {
-                    relation,
-                    rows: &keyed.bucket.rows,
-                    stamps: &keyed.bucket.stamps,
-                };
-                self.rows.reserve(bucket.len());
-                for (rest, kept) in bucket.with_kept_stamps() {
-                    let fact = row(rest);
-                    if let Some(stamp) = bucket.stamp(kept, fact.borrow()) {
-                        self.rows.push((fact, stamp));
-                    }
-                }
-                // A stamped bucket's rows come in stamp order (see `Bucket`): their facts'
-                // stamps are the ones it keeps, and a fact looked up is retired or stamped
-                // `Stamp::MAX`. Others' stamps were all looked up.
-                if !L::STAMPED {
-                    self.rows.sort_unstable_by_key(|&(_, stamp)| stamp);
-                }
-                debug_assert!(self.rows.windows(2).all(|pair| pair[0].1 <= pair[1].1));
-            }
-        }
-        &self.rows
-    }
-}
-
 /// The rows of a bucket and their facts' stamps ([`Relation::probe_stamped`]).
 pub struct StampedRows<'s, T, I, Row> {
     relation: &'s Relation<T, I>,
@@ -308,25 +215,8 @@ impl<'s, T: Tuple, I, Row> StampedRows<'s, T, I, Row> {
         self.rows.is_empty()
     }
 
-    /// The rows, each with the stamp the bucket keeps beside it, or `Stamp::MAX` if it
-    /// keeps none, or none that holds: [`StampedRows::stamp`] then looks the fact's up.
-    ///
-    /// Rows and stamps are read side by side in one pass: asking for the stamp of row
-    /// `at`, row by row, took twice as long in a support check's gathering of a bucket
-    /// ([`StampedBucket::get`]; non-linear chain, 1 deletion by alternative proofs: 30.9
-    /// → 25.9 ms).
-    #[inline]
-    pub fn with_kept_stamps(&self) -> impl Iterator<Item = (&'s Row, Stamp)> + 's {
-        let kept = self
-            .stamps
-            .iter()
-            .copied()
-            .chain(std::iter::repeat(RETIRED));
-        self.rows.iter().zip(kept)
-    }
-
     /// The stamp of `fact`, whose row the bucket keeps with stamp `kept`
-    /// ([`StampedRows::with_kept_stamps`]), if it holds.
+    /// ([`StampedRows::kept_stamps`]), if it holds.
     #[inline]
     pub fn stamp(&self, kept: Stamp, fact: &T) -> Option<Stamp> {
         match kept {
@@ -386,10 +276,10 @@ pub trait IndexLayout<T>: 'static {
     /// `fact`'s row.
     fn row(fact: &T) -> Self::Row;
     /// Whether each row keeps its fact's stamp beside it, for the indexes whose buckets
-    /// joins read with their stamps ([`StampedBucket`], [`Relation::probe_stamped`]): a
-    /// bucket's stamps are then read in one pass instead of looked up row by row (a cache
-    /// miss each in a large relation), and each stamp change costs a pass over the fact's
-    /// buckets instead. Non-linear chain, 1 deletion with alternative proofs: last-level
+    /// joins read with their stamps ([`Relation::probe_stamped`]): a bucket's stamps are
+    /// then read in one pass instead of looked up row by row (a cache miss each in a large
+    /// relation), and kept in order (see [`Bucket`]), and each stamp change costs a pass
+    /// over the fact's buckets instead. Non-linear chain, 1 deletion with alternative proofs: last-level
     /// cache misses −51%, first-level −44% (callgrind's cache model); the price is a
     /// stamp's 4 bytes a row (non-linear random's peak 15.6 → 18.6 MiB).
     const STAMPED: bool = false;
@@ -1778,9 +1668,9 @@ mod tests {
     /// and whether each stamp was read from the bucket (not looked up).
     fn stamped(rel: &StampedPairs, first: u32) -> Vec<((u32, u32), Stamp, bool)> {
         let rows = rel.probe_stamped(|ix| &ix.0, key_hash(&(&first,)), |key| key.0 == first);
-        let mut facts: Vec<_> = rows
-            .with_kept_stamps()
-            .filter_map(|(row, kept)| {
+        assert_eq!(rows.kept_stamps().len(), rows.len());
+        let mut facts: Vec<_> = (rows.rows().iter().zip(rows.kept_stamps()))
+            .filter_map(|(row, &kept)| {
                 let fact = (first, row.0);
                 let stamp = rows.stamp(kept, &fact)?;
                 assert_eq!(rel.stamp(&fact), Some(stamp), "{fact:?}");
