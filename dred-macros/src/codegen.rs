@@ -1607,7 +1607,10 @@ impl<'a> Context<'a> {
                 // of a closure's fact splits it in two halves about as old as each other,
                 // so its first half is among the youngest that qualify); then the rest,
                 // oldest first, until a row's level reaches the lowest found (no earlier
-                // row's did: theirs are at most `bound`, and `lowest` is above it).
+                // row's did: theirs are at most `bound`, and `lowest` is above it). Walked
+                // in place, not copied once for the checks that share it (non-linear
+                // chain, 1 deletion by alternative proofs: 23.2 → 22.2 ms, medians of three
+                // alternating runs of `profile_update 2 altproof 1 21`).
                 let Access::Probe { index, .. } = current.access else {
                     return walk;
                 };
