@@ -1249,7 +1249,7 @@ impl<'a> Context<'a> {
         } else {
             (row1.clone(), quote!(), quote!(#row1), quote!())
         };
-        // The heads in a delta fact's stamp range, by their places among the heads; a head
+        // The heads in a delta fact's stamp range, by their places in the bucket; a head
         // already emitted is in no later range of its group: another instance cannot make
         // it more of a candidate (non-linear chain, 1 deletion: most instances the join
         // checked were of heads some earlier delta fact of their group had emitted).

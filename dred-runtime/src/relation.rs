@@ -278,10 +278,11 @@ pub trait IndexLayout<T>: 'static {
     /// Whether each row keeps its fact's stamp beside it, for the indexes whose buckets
     /// joins read with their stamps ([`Relation::probe_stamped`]): a bucket's stamps are
     /// then read in one pass instead of looked up row by row (a cache miss each in a large
-    /// relation), and kept in order (see [`Bucket`]), and each stamp change costs a pass
-    /// over the fact's buckets instead. Non-linear chain, 1 deletion with alternative proofs: last-level
-    /// cache misses −51%, first-level −44% (callgrind's cache model); the price is a
-    /// stamp's 4 bytes a row (non-linear random's peak 15.6 → 18.6 MiB).
+    /// relation), its rows are kept in stamp order (see `Bucket`), and each stamp change
+    /// costs a pass over the fact's buckets instead. Non-linear chain, 1 deletion with
+    /// alternative proofs: last-level cache misses −51%, first-level −44% (callgrind's
+    /// cache model); the price is a stamp's 4 bytes a row (non-linear random's peak 15.6 →
+    /// 18.6 MiB).
     const STAMPED: bool = false;
     /// Whether [`Relation::finish_materialization`] builds the index. `datalog!` leaves
     /// out an index of a derived relation that only joins from an input fact probe, when
