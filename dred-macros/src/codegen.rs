@@ -1040,7 +1040,11 @@ impl<'a> Context<'a> {
         };
         let support = self.join_code(rule, &plan.derive, &level_found, Mode::Supports);
 
-        let first_hash = self.stamped_first(rule, &plan.derive).map(|_| {
+        // Only the rule that orders its relation's candidates (`sorting_rule`) hashes them.
+        let sorts = self
+            .sorting_rule(rule.head.relation)
+            .is_some_and(|(sorting, ..)| sorting == index);
+        let first_hash = sorts.then(|| {
             let first_hash = format_ident!("first_hash_rule_{}", index);
             let head_match_key = self.head_match(rule, &quote!(::core::option::Option::None));
             let key_hash = self.key_hash(rule, &plan.derive.steps[0]);

@@ -482,12 +482,13 @@ pub fn heads_in_range(
     ];
     if ranges.iter().map(ExactSizeIterator::len).sum::<usize>() >= limit {
         // Emitted heads cost nothing: count those that are not.
-        let fresh: usize = match emitted.is_empty() {
-            true => limit,
-            false => ranges
+        let fresh: usize = if emitted.is_empty() {
+            limit
+        } else {
+            ranges
                 .iter()
                 .map(|r| emitted[r.clone()].iter().filter(|&&done| !done).count())
-                .sum(),
+                .sum()
         };
         if fresh >= limit {
             return false;
