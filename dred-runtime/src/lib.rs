@@ -12,6 +12,7 @@
 #![warn(missing_docs)]
 
 mod bitset;
+pub mod closure;
 pub mod explain;
 mod fact_map;
 pub mod io;
