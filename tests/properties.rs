@@ -1,5 +1,5 @@
 //! Property tests: random inputs and random sequences of mixed update batches (deletes of
-//! absent facts, re-inserts, fresh constants) on nine programs. After every batch the engine's
+//! absent facts, re-inserts, fresh constants) on eleven programs. After every batch the engine's
 //! net change and every round of every phase equal the literal instance-based reference of
 //! the seed, and its materialization equals the independent oracle's least model.
 //!
@@ -8,13 +8,16 @@
 //! carry no useful stamps): after every batch each has exactly the oracle's facts, and the
 //! alternative-proof report's sets are consistent with the seed's reference. Alternative
 //! proofs also run with each join order of a loss of support forced (heads first, body
-//! first): their rounds equal those of the order chosen by cost.
+//! first): their rounds equal those of the order chosen by cost. Closure relations (see
+//! `dred::runtime::closure`) are kept by reachability in the default runs and checked by
+//! stamps in those named so.
 //!
 //! Cases per program: 24 by default; set `DRED_PROPTEST_CASES` for a longer soak.
 
 mod common;
 
 use common::*;
+use dred::runtime::closure::set_reachability_allowed;
 use dred::runtime::program::{
     set_admit_batches_from, set_dense_allowed, set_ghost_share, set_held_joins, HeldJoins,
     ADMIT_BATCHES_FROM_BYTES, GHOSTS_PURGED_PAST_SHARE,
@@ -228,47 +231,65 @@ fn check_strategies_sized<P: Program>(
 ) -> Result<(), TestCaseError> {
     let inputs = initial_batch::<P>(initial);
     let fresh = || dred::runtime::maintain::materialize::<P>(inputs.clone(), Trace::Counts).0;
-    let unstamped: P = dred::runtime::maintain::from_facts_unchecked(&fresh().all_facts());
+    let unstamped = || dred::runtime::maintain::from_facts_unchecked::<P>(&fresh().all_facts());
+    // Closure relations dense enough are kept by reachability (`dred::runtime::closure`);
+    // these runs check their support by stamps, as every relation of other programs.
+    let by_stamps = |build: &dyn Fn() -> P| {
+        let allowed = set_reachability_allowed(false);
+        let program = build();
+        set_reachability_allowed(allowed);
+        program
+    };
     let mut runs = [
         (Strategy::AltProof, "alternative proofs", fresh()),
         (
             Strategy::AltProof,
             "alternative proofs, unstamped",
-            unstamped,
+            unstamped(),
         ),
         (Strategy::Auto, "automatic", fresh()),
         (Strategy::Recompute, "recompute", fresh()),
         (
             Strategy::AltProof,
-            "alternative proofs, heads first",
-            fresh(),
+            "alternative proofs by stamps",
+            by_stamps(&fresh),
         ),
         (
             Strategy::AltProof,
-            "alternative proofs, body first",
-            fresh(),
+            "alternative proofs by stamps, unstamped",
+            by_stamps(&unstamped),
         ),
         (
             Strategy::AltProof,
-            "alternative proofs, chunks of two",
-            fresh(),
+            "alternative proofs by stamps, heads first",
+            by_stamps(&fresh),
+        ),
+        (
+            Strategy::AltProof,
+            "alternative proofs by stamps, body first",
+            by_stamps(&fresh),
+        ),
+        (
+            Strategy::AltProof,
+            "alternative proofs by stamps, chunks of two",
+            by_stamps(&fresh),
         ),
     ];
 
     for (k, raw_batch) in batches.iter().enumerate() {
         let old_model = ground_set(&runs[0].2.all_facts());
         let (batch, expected) = batch_and_reference::<P>(raw_batch, &old_model);
-        // The alternative-proof rounds with joins chosen by cost: forcing either join
-        // order must check, raise and withdraw exactly the same facts.
+        // The alternative-proof rounds by stamps with joins chosen by cost: forcing either
+        // join order must check, raise and withdraw exactly the same facts.
         let mut by_cost_rounds = None;
         for (strategy, name, program) in &mut runs {
             let joins = match *name {
-                "alternative proofs, heads first" => HeldJoins::HeadsFirst,
-                "alternative proofs, body first" => HeldJoins::BodyFirst,
+                "alternative proofs by stamps, heads first" => HeldJoins::HeadsFirst,
+                "alternative proofs by stamps, body first" => HeldJoins::BodyFirst,
                 _ => HeldJoins::ByCost,
             };
             let chunk = match *name {
-                "alternative proofs, chunks of two" => 2,
+                "alternative proofs by stamps, chunks of two" => 2,
                 _ => DELTA_CHUNK,
             };
             let (previous_joins, previous_chunk) = (set_held_joins(joins), set_delta_chunk(chunk));
@@ -280,7 +301,10 @@ fn check_strategies_sized<P: Program>(
             );
             set_held_joins(previous_joins);
             set_delta_chunk(previous_chunk);
-            if *strategy == Strategy::AltProof && *name != "alternative proofs, unstamped" {
+            if *strategy == Strategy::AltProof
+                && name.starts_with("alternative proofs, ")
+                && !name.contains("unstamped")
+            {
                 let rounds = alt_proof_rounds(&report);
                 match &by_cost_rounds {
                     None => by_cost_rounds = Some(rounds),
@@ -306,6 +330,17 @@ fn check_strategies_sized<P: Program>(
             if report.strategy != Strategy::AltProof {
                 continue;
             }
+            // Closures are kept by reachability exactly where the program decided so, and
+            // never where these runs said no.
+            let by_reachability = program.bookkeeping().reachability;
+            prop_assert_eq!(
+                report.by_reachability.is_some(),
+                by_reachability && !report.net_delete.is_empty(),
+                "{}: batch {}",
+                name,
+                k + 1
+            );
+            prop_assert!(!(by_reachability && name.contains("by stamps")));
             let reached: Facts = expected.overdelete.iter().flatten().cloned().collect();
             let unsupported = report
                 .overdeleted_derived
@@ -516,6 +551,27 @@ mod tc_linear {
     }
 }
 
+/// A closure kept by reachability (`dred::runtime::closure`) whose losses reach rules
+/// beyond it, next to a second closure over other edges (the mirror form).
+mod closure_downstream {
+    dred::datalog! {
+        pub struct Downstream;
+        @input pub struct E(pub &'static str, pub &'static str);
+        @input pub struct M(pub &'static str);
+        @input pub struct F(pub u32, pub u32);
+        pub struct R(pub &'static str, pub &'static str);
+        pub struct OnCycle(pub &'static str);
+        pub struct Via(pub &'static str, pub &'static str);
+        pub struct S(pub u32, pub u32);
+        R(x, y) <- E(x, y);
+        R(x, z) <- R(x, y), R(y, z);
+        OnCycle(x) <- R(x, x), M(x);
+        Via(x, z) <- R(x, y), M(y), R(y, z);
+        S(x, y) <- F(x, y);
+        S(x, z) <- F(x, y), S(y, z);
+    }
+}
+
 mod same_generation {
     dred::datalog! {
         pub struct SameGen;
@@ -685,6 +741,7 @@ fn tc_nonlinear_matches_reference_and_oracle() {
 fn strategies_match_oracle() {
     run_strategies::<tc_nonlinear::Tc>();
     run_strategies::<tc_linear::Tc>();
+    run_strategies::<closure_downstream::Downstream>();
     run_strategies::<same_generation::SameGen>();
     run_strategies::<mutual_recursion::Mutual>();
     run_strategies::<three_atoms::ThreeAtoms>();
@@ -713,6 +770,11 @@ fn mutual_recursion_matches_reference_and_oracle() {
 #[test]
 fn three_atom_bodies_match_reference_and_oracle() {
     run::<three_atoms::ThreeAtoms>();
+}
+
+#[test]
+fn closures_with_rules_beyond_them_match_reference_and_oracle() {
+    run::<closure_downstream::Downstream>();
 }
 
 #[test]

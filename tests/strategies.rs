@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 
 use common::SEED_EDGES;
 
-use dred::runtime::{FactSets, GroundFact};
+use dred::runtime::{FactSets, GroundFact, Program};
 use dred::{Batch, Strategy, Trace};
 
 dred::datalog! {
@@ -50,6 +50,14 @@ mod closure {
     }
 }
 
+/// Makes this test's materializations check the closures' support by stamps instead of
+/// keeping them by reachability (`dred::runtime::closure`): most programs here are
+/// closures, and these tests read the stamps' rounds. Each test runs on a thread of its
+/// own, so the setting ends with the test.
+fn stamps_only() {
+    dred::runtime::closure::set_reachability_allowed(false);
+}
+
 fn seed_graph() -> Graph {
     Graph::materialize(Batch::new().insert_all(SEED_EDGES.map(|(a, b)| E(a, b)))).0
 }
@@ -79,6 +87,7 @@ fn oracle_model(
 
 #[test]
 fn alternative_proofs_keep_r_a_d_and_withdraw_the_self_supporting_cycle() {
+    stamps_only();
     let mut graph = seed_graph();
     let mut by_dred = seed_graph();
     let report = graph.update_using(
@@ -120,6 +129,97 @@ rederive 1:
     by_dred.update(Batch::new().delete(E("a", "b")));
     assert_eq!(snapshot(&graph), snapshot(&by_dred));
     assert!(graph.verify().is_ok());
+}
+
+#[test]
+fn alternative_proofs_find_what_a_closure_loses_by_reachability() {
+    // `R` is the closure of the input `E`, and the seed's graph is dense enough: the
+    // facts deleting E(a,b) takes from `R` are found at once from the graph, before any
+    // rule is joined, and no fact of `R` is checked.
+    let mut graph = seed_graph();
+    assert!(graph.bookkeeping().reachability);
+    let mut by_dred = seed_graph();
+    let report = graph.update_using(
+        Batch::new().delete(E("a", "b")),
+        Strategy::AltProof,
+        Trace::Rounds,
+    );
+    assert_eq!(
+        report.to_string(),
+        "strategy: alternative proofs
+net_delete: E(a,b)
+net_insert:
+unreachable: R(a,b) R(a,c)
+unsupported 1: E(a,b) R(a,b) R(a,c)
+unsupported_idb: R(a,b) R(a,c)
+rederive 1:
+"
+    );
+    assert_eq!((report.checked(), report.withdrawn()), (0, 2));
+    by_dred.update(Batch::new().delete(E("a", "b")));
+    assert_eq!(snapshot(&graph), snapshot(&by_dred));
+    // Deletions come first, so E(c,b) goes before E(a,b) is back: `b` and `c` leave their
+    // cycle. Insertions are semi-naive as ever.
+    let report = graph.update_using(
+        Batch::new().insert(E("a", "b")).delete(E("c", "b")),
+        Strategy::AltProof,
+        Trace::Rounds,
+    );
+    let text = report.to_string();
+    assert!(
+        text.contains("unreachable: R(b,b) R(c,b) R(c,c)\n"),
+        "{text}"
+    );
+    assert!(graph.contains(&R("a", "b")) && graph.contains(&R("a", "c")));
+    assert!(graph.verify().is_ok());
+}
+
+#[test]
+fn a_closure_whose_graph_is_sparse_keeps_checking_stamps() {
+    use chain::*;
+    // 200 nodes in 100 separate edges: 100 pairs, far fewer than the 200² / 8 that would
+    // pay for reachability bitsets.
+    let edges = (0..100).map(|i| E(2 * i, 2 * i + 1));
+    let (mut program, _) = Chain::materialize(Batch::new().insert_all(edges));
+    assert!(!program.bookkeeping().reachability);
+    let report = program.update_using(
+        Batch::new().delete(E(0, 1)),
+        Strategy::AltProof,
+        Trace::Rounds,
+    );
+    assert!(report.by_reachability.is_none());
+    assert_eq!((report.checked(), report.withdrawn()), (1, 1));
+}
+
+#[test]
+fn auto_recomputes_when_reachability_finds_an_eighth_of_the_facts_gone() {
+    use closure::*;
+    // A 40-node cycle holds all 1,600 pairs; cutting it leaves the path's 780.
+    let n = 40;
+    let edges = (0..n).map(|i| E(i, (i + 1) % n));
+    let (mut program, _) = Closure::materialize(Batch::new().insert_all(edges));
+    let report = program.update_using(
+        Batch::new().delete(E(n - 1, 0)),
+        Strategy::Auto,
+        Trace::Counts,
+    );
+    assert_eq!(report.strategy, Strategy::Recompute);
+    let why = report.why.as_deref().expect("auto says why");
+    assert!(
+        why.contains("more than 1/8 of the 1640 facts from closure relations"),
+        "{why}"
+    );
+    assert_eq!(program.relation::<R>().len(), 780);
+    // Two cycles through every node (steps of one and of two) and a leaf hanging off 0:
+    // cutting an edge of one cycle takes nothing, cutting the leaf off its 40 pairs.
+    let twice = (0..n).flat_map(|i| [E(i, (i + 1) % n), E(i, (i + 2) % n)]);
+    let (mut program, _) = Closure::materialize(Batch::new().insert_all(twice.chain([E(0, 100)])));
+    for (edge, lost) in [(E(5, 6), 0), (E(0, 100), 40)] {
+        let report = program.update_using(Batch::new().delete(edge), Strategy::Auto, Trace::Counts);
+        assert_eq!(report.strategy, Strategy::AltProof, "{:?}", report.why);
+        assert_eq!(report.by_reachability.map(|round| round.len), Some(lost));
+    }
+    assert!(program.verify().is_ok());
 }
 
 #[test]
@@ -169,6 +269,7 @@ rederive 1:
 
 #[test]
 fn a_fact_that_loses_its_older_support_but_keeps_a_proof_rises() {
+    stamps_only();
     // R(a,d)'s only older support is R(a,e), R(e,d): deleting E(e,d) takes it away, but
     // R(a,c), R(c,d) (stamps 3 and 2) still derive it, so its stamp rises from 3 to 4.
     let mut graph = seed_graph();
@@ -281,7 +382,6 @@ fn recompute_rebuilds_and_says_so() {
 #[test]
 fn a_recompute_keeps_the_fastest_measure_of_a_materialization() {
     use chain::*;
-    use dred::runtime::Program;
     let edges = (0..99).map(|i| E(i, i + 1));
     let (mut program, _) = Chain::materialize(Batch::new().insert_all(edges));
     // As if an earlier materialization of this size had run on a quiet machine: no real
@@ -346,6 +446,7 @@ fn chain_after_auto_deletion(
 
 #[test]
 fn auto_stops_past_its_work_budget_and_recomputes() {
+    stamps_only();
     use chain::*;
     // A chain 0→1→…→99 and 100 self-loops elsewhere. Deleting the middle edge is 1 input
     // fact of 199 (no recompute by share), but takes away R(x, z) for 50 × 50 pairs: a
@@ -511,6 +612,7 @@ fn assert_each_head_handed_on_with_its_stamp<'a, T: dred::runtime::Tuple, I>(
 
 #[test]
 fn a_spent_budget_stops_a_join_between_delta_facts() {
+    stamps_only();
     use chain::*;
     use dred::runtime::{Admit, Program, Work};
     // 2,000 separate two-edge paths; the delta is every first edge, each the support of
@@ -559,6 +661,7 @@ fn a_spent_budget_stops_a_join_between_delta_facts() {
 
 #[test]
 fn a_spent_budget_stops_a_grouped_join_inside_its_group() {
+    stamps_only();
     use closure::*;
     use dred::runtime::{Admit, Program, Work};
     // A star: 300 edges into node 0 and 300 out of it. Fired with the edges into 0, the

@@ -663,10 +663,17 @@ impl<'a> Context<'a> {
             .iter()
             .enumerate()
             .filter(|(_, rule)| !rule.body.is_empty())
-            .map(|(i, _)| {
+            .map(|(i, rule)| {
                 let fire = format_ident!("fire_rule_{}", i);
-                quote!(self.#fire(delta, admit, out, stamped, work);)
+                let call = quote!(self.#fire(delta, admit, out, stamped, work););
+                if self.is_closure(rule.head.relation) {
+                    // Its losses are found by reachability (`Program::closure_losses`).
+                    quote!(if !(admit.has_causes() && self.__dred.reachability) { #call })
+                } else {
+                    call
+                }
             });
+        let closure_fns = (!self.plan.closures.is_empty()).then(|| self.closure_fns());
         let derivable =
             relations
                 .iter()
@@ -858,6 +865,7 @@ impl<'a> Context<'a> {
                     #(#unsupported)*
                     (unsupported, levels)
                 }
+                #closure_fns
                 fn restamp(&mut self, fact: &#fact_enum, stamp: #rt::Stamp) {
                     match #empty_deref fact { #(#fact_enum::#names(fact) => self.#names.restamp(fact, stamp),)* }
                 }
@@ -894,6 +902,47 @@ impl<'a> Context<'a> {
                     fn relation(&self) -> &#rt::Relation<#tys, #index_set_tys> { &self.#names }
                 }
             )*
+        }
+    }
+
+    /// Whether relation `r` is a [`crate::plan::Closure`].
+    fn is_closure(&self, r: usize) -> bool {
+        self.plan.closures.iter().any(|c| c.relation == r)
+    }
+
+    /// `Program::closure_losses` and `Program::closures_dense`, for a program with
+    /// [`crate::plan::Closure`]s.
+    fn closure_fns(&self) -> TokenStream {
+        let rt = &self.rt;
+        let facts = &self.facts;
+        let pairs = |name: &Ident| quote!(self.#name.iter().map(|fact| (::std::clone::Clone::clone(&fact.0), ::std::clone::Clone::clone(&fact.1))));
+        let (mut losses, mut dense) = (Vec::new(), Vec::new());
+        for closure in &self.plan.closures {
+            let relation = self.relation(closure.relation);
+            let (name, ty) = (&relation.name, self.ty(relation));
+            let edges = &self.relation(closure.edges).name;
+            let all_edges = pairs(edges);
+            losses.push(quote! {
+                if !deletions.#edges.is_empty() {
+                    let deleted = deletions.#edges.iter().map(|fact| (::std::clone::Clone::clone(&fact.0), ::std::clone::Clone::clone(&fact.1)));
+                    let left = limit - ::std::cmp::min(limit, #rt::FactSets::len(lost_facts));
+                    let ::std::option::Option::Some(lost) = #rt::closure::lost_pairs(#all_edges, deleted, self.#name.len(), left) else {
+                        return false;
+                    };
+                    lost_facts.#name.reserve(lost.len());
+                    lost_facts.#name.extend(lost.into_iter().map(|(x, z)| #ty(x, z)));
+                }
+            });
+            dense.push(quote!(#rt::closure::dense_enough(#all_edges, self.#name.len())));
+        }
+        quote! {
+            fn closure_losses(&self, deletions: &#facts, lost_facts: &mut #facts, limit: usize) -> bool {
+                #(#losses)*
+                true
+            }
+            fn closures_dense(&self) -> bool {
+                true #(&& #dense)*
+            }
         }
     }
 

@@ -12,6 +12,18 @@ pub struct Plan {
     pub eager: Vec<Vec<bool>>,
     /// Per rule, in rule order.
     pub rules: Vec<RulePlan>,
+    /// The relations kept by reachability under alternative proofs (see [`Closure`]).
+    pub closures: Vec<Closure>,
+}
+
+/// A derived relation defined as the transitive closure of an input relation, and by
+/// nothing else: `p(x, y) :- e(x, y).` and one of `p(x, z) :- p(x, y), e(y, z).`,
+/// `p(x, z) :- e(x, y), p(y, z).` or `p(x, z) :- p(x, y), p(y, z).` (body atoms in either
+/// order, any variable names). The runtime can then find what a deletion of edges takes
+/// from it by reachability over the edges (`dred_runtime::closure`).
+pub struct Closure {
+    pub relation: usize,
+    pub edges: usize,
 }
 
 pub struct RulePlan {
@@ -145,7 +157,67 @@ pub fn plan(program: &ir::Program) -> Plan {
         indexes,
         eager,
         rules,
+        closures: closures(program),
     }
+}
+
+/// The program's [`Closure`]s.
+fn closures(program: &ir::Program) -> Vec<Closure> {
+    (0..program.relations.len())
+        .filter_map(|relation| {
+            if program.relations[relation].input {
+                return None;
+            }
+            let rules: Vec<&ir::Rule> = program
+                .rules
+                .iter()
+                .filter(|rule| rule.head.relation == relation)
+                .collect();
+            let [first, second] = rules.as_slice() else {
+                return None;
+            };
+            let (base, step) = if first.body.len() == 1 {
+                (first, second)
+            } else {
+                (second, first)
+            };
+            let edges = closure_base(program, base)?;
+            closure_step(step, relation, edges).then_some(Closure { relation, edges })
+        })
+        .collect()
+}
+
+/// The two distinct variables of a binary atom.
+fn pair(atom: &ir::Atom) -> Option<(usize, usize)> {
+    match atom.terms.as_slice() {
+        [ir::Term::Var(a), ir::Term::Var(b)] if a != b => Some((*a, *b)),
+        _ => None,
+    }
+}
+
+/// For `p(x, y) :- e(x, y).` with `e` an input relation, `e`.
+fn closure_base(program: &ir::Program, rule: &ir::Rule) -> Option<usize> {
+    let [edge] = rule.body.as_slice() else {
+        return None;
+    };
+    let head = pair(&rule.head)?;
+    (program.relations[edge.relation].input && pair(edge)? == head).then_some(edge.relation)
+}
+
+/// Whether `rule` is `closure(x, z) :- a(x, y), b(y, z).` with `a` and `b` the closure or
+/// its edges, not both edges, in either order.
+fn closure_step(rule: &ir::Rule, closure: usize, edges: usize) -> bool {
+    let (Some((x, z)), [one, two]) = (pair(&rule.head), rule.body.as_slice()) else {
+        return false;
+    };
+    let chained = |first: &ir::Atom, second: &ir::Atom| match (pair(first), pair(second)) {
+        (Some((a, y)), Some((y2, c))) => a == x && c == z && y == y2 && y != x && y != z && x != z,
+        _ => false,
+    };
+    let relations = [one.relation, two.relation];
+    relations.iter().all(|&r| r == closure || r == edges)
+        && relations.contains(&closure)
+        && (chained(one, two) || chained(two, one))
 }
 
 /// The index sets a materialization builds: every index but those of derived relations
@@ -487,6 +559,66 @@ pub(crate) mod tests {
                 .collect()
         };
         plan.rules.iter().map(of_rule).collect()
+    }
+
+    /// The (closure, edges) relation pairs a program's plan keeps by reachability.
+    fn closures_of(source: proc_macro2::TokenStream) -> Vec<(usize, usize)> {
+        let plan = plan_of(source);
+        plan.closures
+            .iter()
+            .map(|c| (c.relation, c.edges))
+            .collect()
+    }
+
+    #[test]
+    fn closures_of_input_relations_are_recognized_in_every_form() {
+        assert_eq!(closures_of(linear_closure()), [(1, 0)]);
+        let forms = [
+            quote!(R(a, c) <- R(a, b), E(b, c);),
+            quote!(R(a, c) <- E(b, c), R(a, b);),
+            quote!(R(a, c) <- R(b, c), R(a, b);),
+        ];
+        for step in forms {
+            let source = quote! {
+                struct Tc;
+                @input struct E(u32, u32);
+                struct R(u32, u32);
+                #step
+                R(p, q) <- E(p, q);
+                struct Other(u32);
+                Other(x) <- R(x, x);
+            };
+            assert_eq!(closures_of(source), [(1, 0)]);
+        }
+    }
+
+    #[test]
+    fn a_relation_with_anything_besides_the_closure_rules_is_no_closure() {
+        let not_closures = [
+            // A third rule.
+            quote!(R(x, y) <- E(x, y); R(x, z) <- R(x, y), E(y, z); R(x, x) <- E(x, y);),
+            // Edges read backwards.
+            quote!(R(x, y) <- E(y, x); R(x, z) <- R(x, y), E(y, z);),
+            // Not a chain through `y`.
+            quote!(R(x, y) <- E(x, y); R(x, z) <- R(x, y), E(x, z);),
+            quote!(R(x, y) <- E(x, y); R(x, z) <- R(y, x), E(y, z);),
+            // Only edges in the step.
+            quote!(R(x, y) <- E(x, y); R(x, z) <- E(x, y), E(y, z);),
+            // A constant.
+            quote!(R(x, y) <- E(x, y); R(x, z) <- R(x, 1), E(1, z);),
+            // Derived edges.
+            quote!(R(x, y) <- D(x, y); R(x, z) <- R(x, y), D(y, z); D(x, y) <- E(x, y);),
+        ];
+        for rules in not_closures {
+            let source = quote! {
+                struct Tc;
+                @input struct E(u32, u32);
+                struct R(u32, u32);
+                struct D(u32, u32);
+                #rules
+            };
+            assert_eq!(closures_of(source.clone()), [], "{source}");
+        }
     }
 
     #[test]

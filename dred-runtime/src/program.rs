@@ -738,6 +738,28 @@ pub trait Program: Sized {
         candidates: &[(Fact<Self>, Stamp)],
         work: &mut Work,
     ) -> (Self::Facts, Vec<(Fact<Self>, Stamp)>);
+    /// Adds to `lost` the facts that deleting `deletions` takes from the program's
+    /// *closure relations*: derived relations defined as the transitive closure of an input
+    /// relation and by nothing else (`p(x, y) :- e(x, y).` with `p(x, z) :- p(x, y), e(y,
+    /// z).`, its mirror, or `p(x, z) :- p(x, y), p(y, z).`), found by reachability over the
+    /// edges ([`crate::closure::lost_pairs`]) while the relations still hold the facts from
+    /// before. Nothing for a program without closure relations. Returns `false`, with
+    /// `lost` incomplete, once they are more than `limit`.
+    fn closure_losses(
+        &self,
+        deletions: &Self::Facts,
+        lost: &mut Self::Facts,
+        limit: usize,
+    ) -> bool {
+        let _ = (deletions, lost, limit);
+        true
+    }
+    /// Whether the program has closure relations ([`Program::closure_losses`]) and each
+    /// one's graph is dense enough to keep it by reachability
+    /// ([`crate::closure::dense_enough`]).
+    fn closures_dense(&self) -> bool {
+        false
+    }
     /// Raises the stamp of a held fact ([`Relation::restamp`]).
     fn restamp(&mut self, fact: &Fact<Self>, stamp: Stamp);
     /// [`Relation::forget_risen`] on every relation.
@@ -885,6 +907,14 @@ pub struct Bookkeeping {
     /// A sample of the derived facts, to tell whether they tend to have one derivation
     /// each (see [`Strategy::Auto`](crate::Strategy::Auto)).
     pub sample: DerivationSample,
+    /// Whether alternative proofs find what a deletion takes from the closure relations by
+    /// reachability ([`Program::closure_losses`]) rather than by checking their facts'
+    /// support. Decided at each materialization ([`Program::closures_dense`], unless
+    /// [`crate::closure::set_reachability_allowed`] said no) and kept until the next: a
+    /// fact kept by reachability keeps its stamp when the shorter path that stamp stood for
+    /// goes, so the stamps of these relations no longer vouch for a proof, and their rules
+    /// never join under [`Admit::Held`] while this holds.
+    pub reachability: bool,
 }
 
 /// How many of a sample of derived facts have a second derivation, and how much updates

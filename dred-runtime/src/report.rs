@@ -156,6 +156,11 @@ pub struct UpdateReport<F: FactSets> {
     /// [`Strategy::AltProof`] only: the checked facts that had no support at their stamp but
     /// one at a higher level, and were kept with their stamp raised to it, per round.
     pub restamped: Option<Phase<F>>,
+    /// [`Strategy::AltProof`] on a program that keeps its closure relations by reachability
+    /// ([`crate::Bookkeeping::reachability`]) only: the facts of those relations that the
+    /// deletion took away, found at once from the graph. They are in round 1 of
+    /// [`Self::overdelete`] beside D⁻, and no fact of those relations is ever checked.
+    pub by_reachability: Option<Round<F>>,
     /// Derived facts over-deleted (all rounds' derived facts together); for
     /// [`Strategy::AltProof`], the derived facts that lost their support.
     pub overdeleted_derived: Round<F>,
@@ -180,6 +185,7 @@ impl<F: FactSets> UpdateReport<F> {
             overdelete: Phase::default(),
             checked: None,
             restamped: None,
+            by_reachability: None,
             overdeleted_derived: Round {
                 len: 0,
                 facts: None,
@@ -311,6 +317,9 @@ impl<F: FactSets> fmt::Display for UpdateReport<F> {
         }
         write_line(f, "net_delete", &self.net_delete)?;
         write_line(f, "net_insert", &self.net_insert)?;
+        if let Some(round) = &self.by_reachability {
+            write_round(f, "unreachable", round)?;
+        }
         if self.strategy != Strategy::Recompute {
             match (&self.checked, &self.restamped) {
                 (Some(checked), Some(restamped)) => {
