@@ -184,7 +184,11 @@ fn alternative_proofs() {
     let edges = || EDGES.iter().map(|&(from, to)| E(from, to));
     let (mut by_dred, _) = Reachability::materialize(Batch::new().insert_all(edges()));
     let dred = by_dred.update(Batch::new().delete(E("a", "b")));
+    // `R` is the closure of `E`, which alternative proofs keep by reachability unless told
+    // otherwise (shown after this): first, the support checks every other relation gets.
+    let allowed = dred::runtime::closure::set_reachability_allowed(false);
     let (mut program, _) = Reachability::materialize(Batch::new().insert_all(edges()));
+    dred::runtime::closure::set_reachability_allowed(allowed);
     println!(
         "\n7. The same deletion with alternative proofs (`Strategy::AltProof`). Each fact carries\n   \
          the stamp of the round that derived it; before a fact's loss propagates, a rule\n   \
@@ -214,6 +218,31 @@ fn alternative_proofs() {
         report.rederived(),
         dred.overdeleted_derived.len,
         dred.rederived()
+    );
+
+    let (mut program, _) = Reachability::materialize(Batch::new().insert_all(edges()));
+    println!(
+        "\n   But `R` is the transitive closure of the input `E` and nothing else, so by default\n   \
+         alternative proofs find what it loses from the graph: the strongly connected\n   \
+         components of E before and after the deletion, and which nodes each reaches. No\n   \
+         fact of `R` is checked (on the benchmarks' 1,000-node cycle with chords, deleting\n   \
+         one edge by stamps checks 114,157 facts over 123 rounds to withdraw 22,747):"
+    );
+    let report = program.update_using(
+        Batch::new().delete(E("a", "b")),
+        Strategy::AltProof,
+        Trace::Rounds,
+    );
+    print!("{}", indent(&report.to_string()));
+    let verdict = if ground(&program) == ground(&by_dred) {
+        "the same facts as DRed"
+    } else {
+        "facts DIFFERENT from DRed's"
+    };
+    println!(
+        "   {} facts checked, {} unreachable; the result is {verdict}.",
+        report.checked(),
+        report.by_reachability.as_ref().map_or(0, |round| round.len)
     );
 }
 

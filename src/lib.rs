@@ -207,6 +207,26 @@
 //!   in a delta fact's stamp range cost a lookup of the rest; a group or fact for which that
 //!   reads more rows than the body-first join runs that one instead. Its report prints
 //!   `check r` (facts checked), `unsupported r` and `restamp r` lines.
+//!
+//!   A *closure relation* is kept by reachability instead, in the spirit of modular
+//!   materialization (Hu, Motik and Horrocks, AAAI 2019: a custom algorithm for a
+//!   recognized group of rules). The macro recognizes a derived relation defined as the
+//!   transitive closure of an input relation and by nothing else (`R(x, y) <- E(x, y);`
+//!   with `R(x, z) <- R(x, y), E(y, z);`, its mirror `E(x, y), R(y, z)`, or the
+//!   non-linear `R(x, y), R(y, z)`). Deleting edges then finds the pairs the closure loses
+//!   from the graph alone ([`runtime::closure`]): Tarjan's strongly connected components
+//!   before and after, one reachability bitset per component, one bitset difference per
+//!   node, then they join round 1 with the deleted facts (the report's `unreachable` line)
+//!   and reach the other rules as usual. No fact of the closure is checked, so a deletion
+//!   inside a strongly connected component no longer lengthens the rounds by every pair
+//!   whose shortest path it lengthens. A pair kept this way keeps its stamp even when the
+//!   path it stood for is gone, so the choice is made at materialization and kept until
+//!   the next: by reachability when the graph's `n` nodes have at least `n²/8` pairs in
+//!   their closure (the bitsets then take at most two bytes a pair), by stamps otherwise
+//!   ([`Bookkeeping::reachability`](runtime::Bookkeeping::reachability),
+//!   [`set_reachability_allowed`](runtime::closure::set_reachability_allowed)). Its cost
+//!   is the graph's edges and the closure's lost pairs, not the closure's size: on a large
+//!   sparse graph whose closure is small, stamps remain the better choice, and remain it.
 //! - [`Strategy::Recompute`] rematerializes from the input facts.
 //! - [`Strategy::Auto`] recomputes when the net deletion is more than a twentieth of the
 //!   input facts. Otherwise it runs DRed or alternative proofs, as a sample says: each
@@ -226,7 +246,10 @@
 //!   a ninth more than a recompute of the model it started from; more than that
 //!   against the recompute after it when that estimate rests on one slow timing, or when
 //!   the update takes away much of the model (the suite's back-to-back pairs in
-//!   `BENCHMARKS.md` measure it). The report's `why` says when and why.
+//!   `BENCHMARKS.md` measure it). Where closures are kept by reachability, it also
+//!   recomputes when they lose more than an eighth of all facts: found at once, each
+//!   still costs more to take out of its relation and indexes than a fact kept costs a
+//!   recompute. The report's `why` says when and why.
 //!
 //! When each wins, on this repository's benchmark suite (`BENCHMARKS.md`, one run on a
 //! shared, noisy 2-core machine, whose processor can change between runs: read the ratios,
@@ -290,6 +313,9 @@
 //!     R(x, z) <- R(x, y), R(y, z);
 //! }
 //! let edges = [("a", "b"), ("a", "e"), ("b", "c"), ("c", "b"), ("c", "d"), ("e", "d")];
+//! // `R` is a closure, which alternative proofs would keep by reachability (see below):
+//! // this example checks its support by stamps instead.
+//! dred::runtime::closure::set_reachability_allowed(false);
 //! let (mut graph, _) = Graph::materialize(Batch::new().insert_all(edges.map(|(a, b)| E(a, b))));
 //! let report = graph.update_using(Batch::new().delete(E("a", "b")), Strategy::AltProof, Trace::Rounds);
 //! let trace = report.to_string();

@@ -34,6 +34,10 @@ fn scratch(c: &mut Criterion) {
 fn updates(c: &mut Criterion) {
     for workload in workloads() {
         let base = DredProgram::materialize(&workload);
+        // Where closures are kept by reachability, the support checks they replace too.
+        let by_stamps = base
+            .reachability()
+            .then(|| DredProgram::materialize_checking_stamps(&workload));
         let mut group = c.benchmark_group(format!("update/{}", workload.name));
         // Every iteration starts from a clone of the materialization (not timed, but paid):
         // a short measurement keeps the clones of million-fact programs affordable.
@@ -70,6 +74,18 @@ fn updates(c: &mut Criterion) {
                         || base.clone(),
                         |mut p| {
                             p.update_using(mixed_del, mixed_ins, strategy);
+                            p
+                        },
+                        BatchSize::PerIteration,
+                    )
+                });
+            }
+            if let Some(by_stamps) = by_stamps.as_ref().filter(|_| k <= ALT_PROOF_MAX_BATCH) {
+                group.bench_function(format!("stamps/delete-{k}"), |b| {
+                    b.iter_batched(
+                        || by_stamps.clone(),
+                        |mut p| {
+                            p.update_using(&deletions, &[], Strategy::AltProof);
                             p
                         },
                         BatchSize::PerIteration,

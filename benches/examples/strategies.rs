@@ -2,7 +2,8 @@
 //! on every workload, with the counts the report gives. `cargo run --release -p
 //! dred-benches --example strategies [k] [workload index]`. `DRED_STRATEGIES` narrows the
 //! strategies: `alt` (alternative proofs), `fast` (those and Auto), `ar` (those and a
-//! recompute, to compare an update's rows and time with a recompute's).
+//! recompute, to compare an update's rows and time with a recompute's). `DRED_STAMPS=1`
+//! leaves closures to the support checks instead of keeping them by reachability.
 use dred::Strategy;
 use dred_benches::engines::DredProgram;
 use std::time::{Duration, Instant};
@@ -18,7 +19,10 @@ fn main() {
             continue;
         }
         let started = Instant::now();
-        let base = DredProgram::materialize(&w);
+        let base = match std::env::var_os("DRED_STAMPS") {
+            Some(_) => DredProgram::materialize_checking_stamps(&w),
+            None => DredProgram::materialize(&w),
+        };
         let scratch = started.elapsed();
         let (deletions, _) = dred_benches::update_facts(&w, k, 7);
         println!("{} (from scratch {:?})", w.name, scratch);
@@ -41,8 +45,8 @@ fn main() {
             }
             let c = counts.unwrap();
             println!(
-                "  {:?} -> {:?}: {:?}  checked {} restamped {} lost {} rederived {} work {} phases {:?} rounds {:?}",
-                strategy, c.strategy, best, c.checked, c.restamped, c.overdeleted, c.rederived, c.work, c.phases, c.rounds
+                "  {:?} -> {:?}: {:?}  unreachable {} checked {} restamped {} lost {} rederived {} work {} phases {:?} rounds {:?}",
+                strategy, c.strategy, best, c.unreachable, c.checked, c.restamped, c.overdeleted, c.rederived, c.work, c.phases, c.rounds
             );
         }
     }

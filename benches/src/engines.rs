@@ -87,6 +87,8 @@ pub struct UpdateCounts {
     pub checked: usize,
     /// Facts kept by raising their stamps (alternative proofs only).
     pub restamped: usize,
+    /// Closure facts found lost by reachability (alternative proofs only).
+    pub unreachable: usize,
     /// The strategy that ran.
     pub strategy: dred::Strategy,
     /// Rows the update's joins visited.
@@ -109,6 +111,7 @@ fn counts<F: dred::FactSets>(report: &dred::UpdateReport<F>) -> UpdateCounts {
             .saturating_sub(report.net_insert.len()),
         checked: report.checked(),
         restamped: report.restamped(),
+        unreachable: report.by_reachability.as_ref().map_or(0, |round| round.len),
         strategy: report.strategy,
         work: report.work,
         rounds: [
@@ -144,6 +147,26 @@ impl DredProgram {
     /// The least model of `workload`, by semi-naive evaluation.
     pub fn materialize(workload: &Workload) -> Self {
         Self::from_scratch(workload).0
+    }
+
+    /// [`DredProgram::materialize`], with closure relations left to the alternative
+    /// proofs' support checks rather than kept by reachability (`dred::runtime::closure`).
+    pub fn materialize_checking_stamps(workload: &Workload) -> Self {
+        let allowed = dred::runtime::closure::set_reachability_allowed(false);
+        let program = Self::materialize(workload);
+        dred::runtime::closure::set_reachability_allowed(allowed);
+        program
+    }
+
+    /// Whether alternative proofs keep this program's closure relations by reachability.
+    pub fn reachability(&self) -> bool {
+        use dred::runtime::Program;
+        match self {
+            DredProgram::TcNonlinear(p) => p.bookkeeping().reachability,
+            DredProgram::TcLinear(p) => p.bookkeeping().reachability,
+            DredProgram::SameGeneration(p) => p.bookkeeping().reachability,
+            DredProgram::Andersen(p) => p.bookkeeping().reachability,
+        }
     }
 
     /// The least model, and how many derived facts it has.

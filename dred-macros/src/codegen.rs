@@ -915,16 +915,21 @@ impl<'a> Context<'a> {
     fn closure_fns(&self) -> TokenStream {
         let rt = &self.rt;
         let facts = &self.facts;
-        let pairs = |name: &Ident| quote!(self.#name.iter().map(|fact| (::std::clone::Clone::clone(&fact.0), ::std::clone::Clone::clone(&fact.1))));
+        // The edges of a set of facts as pairs of values.
+        let pairs = |facts: TokenStream| {
+            let clone = quote!(::std::clone::Clone::clone);
+            quote!(#facts.iter().map(|fact| (#clone(&fact.0), #clone(&fact.1))))
+        };
         let (mut losses, mut dense) = (Vec::new(), Vec::new());
         for closure in &self.plan.closures {
             let relation = self.relation(closure.relation);
             let (name, ty) = (&relation.name, self.ty(relation));
             let edges = &self.relation(closure.edges).name;
-            let all_edges = pairs(edges);
+            let all_edges = pairs(quote!(self.#edges));
+            let deleted = pairs(quote!(deletions.#edges));
             losses.push(quote! {
                 if !deletions.#edges.is_empty() {
-                    let deleted = deletions.#edges.iter().map(|fact| (::std::clone::Clone::clone(&fact.0), ::std::clone::Clone::clone(&fact.1)));
+                    let deleted = #deleted;
                     let left = limit - ::std::cmp::min(limit, #rt::FactSets::len(lost_facts));
                     let ::std::option::Option::Some(lost) = #rt::closure::lost_pairs(#all_edges, deleted, self.#name.len(), left) else {
                         return false;
