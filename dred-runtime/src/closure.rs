@@ -111,7 +111,7 @@ pub fn lost_pairs<N: Clone + Eq + Hash>(
         }
     }
     let mut lost = Vec::new();
-    if !any {
+    if !any || graph.bypassed(&kept) {
         return Some(lost);
     }
     let mut emit = |x: usize, z: usize| {
@@ -125,6 +125,56 @@ pub fn lost_pairs<N: Clone + Eq + Hash>(
         graph.lost_by_bitsets(&kept, limit, &mut emit)
     };
     complete.then_some(lost)
+}
+
+impl<N> Graph<N> {
+    /// Whether the source of every edge `kept` leaves out still reaches its target over the
+    /// edges it keeps: then every path of the graph has a detour, and the closure loses
+    /// nothing. Deleting an edge a shortcut spans, or one of a strongly connected component
+    /// that stays so, is found so in a few steps; the search gives up (`false`) once it has
+    /// visited as many edges as the graph has, so it costs at most that.
+    fn bypassed(&self, kept: &[bool]) -> bool {
+        let mut budget = self.targets.len();
+        let mut seen = vec![u32::MAX; self.names.len()];
+        let mut stack = Vec::new();
+        let deleted = (0..self.names.len() as u32)
+            .flat_map(|a| self.edges_of(a).map(move |edge| (a, edge)))
+            .filter(|&(_, edge)| !kept[edge]);
+        for (mark, (source, edge)) in deleted.enumerate() {
+            let target = self.targets[edge];
+            let mark = mark as u32;
+            stack.clear();
+            stack.push(source);
+            seen[source as usize] = mark;
+            let mut found = false;
+            'search: while let Some(a) = stack.pop() {
+                for edge in self.edges_of(a) {
+                    if budget == 0 {
+                        return false;
+                    }
+                    budget -= 1;
+                    let b = self.targets[edge];
+                    if !kept[edge] {
+                        continue;
+                    }
+                    // Before `seen`: a deleted loop's target is its source.
+                    if b == target {
+                        found = true;
+                        break 'search;
+                    }
+                    if seen[b as usize] == mark {
+                        continue;
+                    }
+                    seen[b as usize] = mark;
+                    stack.push(b);
+                }
+            }
+            if !found {
+                return false;
+            }
+        }
+        true
+    }
 }
 
 impl<N: Clone + Eq + Hash> Graph<N> {
@@ -527,6 +577,22 @@ mod tests {
             let expected: Vec<(u32, u32)> = expected(&edges, &deleted).into_iter().collect();
             assert_eq!(by_search, expected, "{edges:?} less {deleted:?}");
         }
+    }
+
+    #[test]
+    fn an_edge_with_a_detour_is_bypassed_and_one_without_is_not() {
+        let graph = Graph::new([(0, 1), (1, 2), (0, 2), (2, 2), (2, 0)]);
+        let without = |edge: (u32, u32)| -> Vec<bool> {
+            let a = graph.ids[&edge.0];
+            let b = graph.ids[&edge.1];
+            (0..graph.targets.len())
+                .map(|e| !(graph.edges_of(a).contains(&e) && graph.targets[e] == b))
+                .collect()
+        };
+        // 0 → 1 → 2 spans the shortcut; the loop at 2 has 2 → 0 → 2.
+        assert!(graph.bypassed(&without((0, 2))));
+        assert!(graph.bypassed(&without((2, 2))));
+        assert!(!graph.bypassed(&without((0, 1))));
     }
 
     #[test]
