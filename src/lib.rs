@@ -253,38 +253,40 @@
 //!
 //! When each wins, on this repository's benchmark suite (`BENCHMARKS.md`, one run on a
 //! shared, noisy 2-core machine, whose processor can change between runs: read the ratios,
-//! not the times): alternative proofs win wherever facts have several derivations.
-//! Deleting one edge of a linear closure over a 3,000-node random graph with a giant
-//! component, DRed over-deletes 5.77 million facts to withdraw 4,845 (3.1 s); alternative
-//! proofs check 25,208 facts, raise 16,842 and withdraw 5,800 (6.7 ms with
-//! [`Strategy::Auto`]: 111× faster than the fastest peer's recompute of what the deletion
-//! leaves, 33× faster than differential-dataflow's update). In non-linear closure over a
-//! chain with shortcuts, one edge costs DRed 136,896 over-deleted facts and alternative
-//! proofs 33,938 checks (22 ms with Auto: 51× faster than the fastest recompute, 22× than
-//! differential-dataflow), within the ninth of dred's own materialization (0.37 s) that
-//! [`Strategy::Auto`]'s guard allows. In linear closure over the same kind of chain, 841
-//! checks (0.16 ms: 1346× and 58×). In
-//! Andersen's analysis one deletion costs DRed 322,586 over-deleted facts (1.30 s) and
-//! alternative proofs 235 checks (0.09 ms). Where nearly everything over-deleted is really
-//! gone (same-generation on a tree, whose facts have one derivation each) DRed does the
-//! same work without the checks: one edge over-deletes 10,731 facts and rederives 20,
-//! where alternative proofs check 10,711 and withdraw them all (0.8 against 1.1 ms); ten
-//! edges cost DRed 4.6 ms and alternative proofs 7.0. There [`Strategy::Auto`] runs DRed,
-//! its sample of `Sg` finding no fact with a second derivation: 0.79 ms for one edge (99×
-//! faster than the fastest recompute, 12× than differential-dataflow) and 4.9 ms for ten
-//! (16× and 9.9×). DRed's removals there cost a bit each: a relation that keeps a bitset
-//! (see above) only clears an over-deleted fact's bit, and leaves its table entry as a
-//! *ghost* until ghosts pass an eighth of the facts, a table must grow, shrink or split, or
-//! the bitset is rebuilt; a table entry out of the cache costs two misses to take out (one
-//! edge: 2.1 → 1.0 ms, ten: 9.9 → 5.6 ms, `profile_update 5 auto 1 10`, the same machine).
-//! On a cycle with chords, where one edge takes 22,747 facts and lengthens the shortest
-//! derivation of many more, alternative proofs are 28× faster than DRed (10.3 against
-//! 293 ms) and 8× faster than the fastest peer's recompute (85 ms), yet past the ninth
-//! of dred's own recompute that [`Strategy::Auto`]'s guard allows, so it gives up on them
-//! (29.7 ms); so it does on Andersen's ten deletions (alternative proofs alone: 247 ms,
-//! the recompute after giving up: 280 ms, the fastest peer's 455 ms) and on non-linear
-//! closure's ten over the random graph (alternative proofs alone: 44 ms, the recompute
-//! after giving up: 364 ms, the fastest peer's 1.13 s).
+//! not the times): alternative proofs win wherever facts have several derivations, and on
+//! closures, reachability wins wherever the graph has cycles. Deleting one edge of a linear
+//! closure over a 3,000-node random graph with a giant component, DRed over-deletes 5.77
+//! million facts to withdraw 4,845 (2.96 s); alternative proofs checking stamps take 6.3
+//! ms, and by reachability 1.3 ms (1.2 ms with [`Strategy::Auto`]: 534× faster than the
+//! fastest peer's recompute of what the deletion leaves, 175× faster than
+//! differential-dataflow's update). On a cycle with chords one edge takes 22,747 facts and
+//! lengthens the shortest derivation of many more: DRed takes 294 ms, stamps 10.3 ms
+//! (114,157 checks over 123 rounds), reachability 0.56 ms (135× the fastest recompute, 604×
+//! differential-dataflow). In non-linear closure over a chain with shortcuts, one edge
+//! costs DRed 136,896 over-deleted facts (606 ms), stamps 33,938 checks (20.7 ms) and
+//! reachability 1.0 ms (1076× and 464×); ten edges 97 and 3.7 ms. Reachability loses where
+//! there is little to find: one deletion from the linear chain that takes nothing away (a
+//! shortcut spanned by other edges) costs 182 µs by reachability, which reads the graph,
+//! against 151 µs by stamps. Deleting ten edges of the cycle takes 240,802 of its
+//! 1,000,000 facts: found by reachability, they still cost more to take out one by one
+//! (24.5 ms) than the rest costs a recompute (20.1 ms), and Auto recomputes. In
+//! Andersen's analysis, which is no closure, one deletion costs DRed 322,586 over-deleted
+//! facts (1.31 s) and alternative proofs 235 checks (0.1 ms). Where nearly everything
+//! over-deleted is really gone (same-generation on a tree, whose facts have one derivation
+//! each) DRed does the same work without the checks: one edge over-deletes 10,731 facts and
+//! rederives 20, where alternative proofs check 10,711 and withdraw them all (0.76 against
+//! 1.1 ms); ten edges cost DRed 4.8 ms and alternative proofs 6.9. There
+//! [`Strategy::Auto`] runs DRed, its sample of `Sg` finding no fact with a second
+//! derivation: 0.77 ms for one edge (94× faster than the fastest recompute, 12× than
+//! differential-dataflow) and 4.6 ms for ten (16× and 11×). DRed's removals there cost a
+//! bit each: a relation that keeps a bitset (see above) only clears an over-deleted fact's
+//! bit, and leaves its table entry as a *ghost* until ghosts pass an eighth of the facts, a
+//! table must grow, shrink or split, or the bitset is rebuilt; a table entry out of the
+//! cache costs two misses to take out (one edge: 2.1 → 1.0 ms, ten: 9.9 → 5.6 ms,
+//! `profile_update 5 auto 1 10`, the same machine). Alternative proofs can pass the ninth of
+//! dred's own recompute that [`Strategy::Auto`]'s guard allows, and then it gives up on
+//! them: on Andersen's ten deletions, alternative proofs alone take 264 ms, Auto 290 ms
+//! with the recompute after giving up, the fastest peer 453 ms.
 //! Neither incremental strategy suits batches that delete a large share of the input or
 //! reach most of the closure: there a recompute wins, which is what [`Strategy::Auto`] and
 //! its guard are for.
@@ -292,8 +294,9 @@
 //! A recompute drops the old relations before it builds the new ones, so it needs the
 //! memory of one materialization. After the suite's 1-fact updates (recomputes included)
 //! the resident set stays within 1.25× of the from-scratch peak (`BENCHMARKS.md`, "Memory
-//! while updating": at most 1.12× in the last run, on the cycle), and what the relations
-//! keep allocated within 1.01×. The rest is the allocator's. Part of it can be glibc's
+//! while updating": at most 1.23× in the last run, on the cycle, where one of the soak's
+//! deletions takes 88,287 facts away by reachability at once), and what the relations keep
+//! allocated within 1.01×. The rest is the allocator's. Part of it can be glibc's
 //! heap: glibc raises its mmap threshold when a large block is freed, so tables allocated
 //! after a recompute grow in its heap, which keeps the smaller tables they outgrow. That is
 //! why a recompute gives its new tables the old ones' sizes at once: grown from nothing,

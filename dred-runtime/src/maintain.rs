@@ -575,12 +575,16 @@ type OverBudget<F> = (F, F, u64);
 
 /// [`Strategy::Auto`] rematerializes when the facts a deletion takes from closure
 /// relations kept by reachability ([`Program::closure_losses`]) are more than
-/// 1/`UNREACHABLE_SHARE` of all facts. Found from the graph, they cost nothing to find,
+/// 1/`UNREACHABLE_SHARE` of all facts. Found from the graph, they cost little to find,
 /// but each still leaves its relation and indexes: deleting 10 of the cycle's 1,100 edges
-/// takes 240,802 of its 1,000,000 facts, which took alternative proofs 33 ms (two thirds
-/// of it in taking them out of the indexes), against 20 ms for a recompute of the rest
-/// (`profile_update 4 altproof 10 11`, `… recompute 10 11`): about 130 ns a fact lost
-/// against 26 ns a fact kept. At an eighth, a recompute would still cost 1.4 times more.
+/// takes 240,802 of its 1,000,000 facts, which took alternative proofs 24.5 ms (most of it
+/// taking them out of the indexes), against 20.1 ms for Auto's recompute of the rest
+/// (`BENCHMARKS.md`): about 100 ns a fact lost against 26 ns a fact kept. At an eighth, a
+/// recompute would still cost about twice as much. Memory sets the other bound: taking a
+/// batch of facts out needs about 40 bytes a fact for a while (the set of them, and each
+/// index's sorted copy of their keys), so an eighth of the facts can raise the resident
+/// set by a fifth (the cycle's memory soak: 1.23× its materialization's peak, one
+/// deletion taking 88,287 facts).
 const UNREACHABLE_SHARE: usize = 8;
 
 /// The facts that deleting `deletions` takes from the closure relations, when `program`
@@ -601,9 +605,9 @@ fn closure_losses<P: Program>(
 }
 
 /// The alternative-proof strategy, given the normalized batch and, for a program that
-/// keeps its closure relations by reachability, the facts the deletion takes from them. Gives the batch back as
-/// soon as `work`'s budget is spent; the input relations have then lost at most the net
-/// deletion, and the derived ones are to be rebuilt.
+/// keeps its closure relations by reachability, the facts the deletion takes from them.
+/// Gives the batch back as soon as `work`'s budget is spent; the input relations have then
+/// lost at most the net deletion, and the derived ones are to be rebuilt.
 fn alt_proof<P: Program>(
     program: &mut P,
     deletions: P::Facts,
@@ -665,7 +669,8 @@ fn alt_proof<P: Program>(
 
 /// Loss of support: round 1 is `first_round`, D⁻ and the facts closure relations lost by
 /// reachability (whose rules never join here, see [`Bookkeeping::reachability`]); in round
-/// r+1 the heads of rule instances that use a fact of round r, and that may have counted on it (see [`Admit::Held`]), are *checked*.
+/// r+1 the heads of rule instances that use a fact of round r, and that may have counted
+/// on it (see [`Admit::Held`]), are *checked*.
 /// A fact with a supporting instance (body facts held and older than the fact: see
 /// [`Program::check_support`]) is kept. One without, but with an instance at a higher
 /// level, is kept by raising its stamp to that level, once per update (as a shortest-path

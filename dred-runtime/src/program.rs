@@ -913,7 +913,8 @@ pub struct Bookkeeping {
     /// [`crate::closure::set_reachability_allowed`] said no) and kept until the next: a
     /// fact kept by reachability keeps its stamp when the shorter path that stamp stood for
     /// goes, so the stamps of these relations no longer vouch for a proof, and their rules
-    /// never join under [`Admit::Held`] while this holds.
+    /// never join under [`Admit::Held`] while this holds. It is the maintainer's to set:
+    /// cleared by hand after such an update, stale stamps would vouch for facts.
     pub reachability: bool,
 }
 
