@@ -1,6 +1,7 @@
 //! Plans: for every rule, a join order per semi-naive delta position (and, for a loss of
 //! support, one that walks the heads first) and one for head-bound rederivation, with the
-//! indexes they probe (shared across rules).
+//! indexes they probe (shared across rules); and the relations whose losses the runtime
+//! can find by reachability instead of by joins ([`Closure`]).
 
 use crate::ir;
 

@@ -218,6 +218,29 @@ impl<N: Clone + Eq + Hash> Graph<N> {
     }
 }
 
+/// Groups the values of `(key, value)` pairs by key, each key below `keys` (a counting
+/// sort): key `k`'s values are `grouped[starts[k]..starts[k + 1]]`, in the pairs' order.
+/// Returns `(starts, grouped)`.
+fn group_by_key(
+    keys: usize,
+    pairs: impl Iterator<Item = (u32, u32)> + Clone,
+) -> (Vec<u32>, Vec<u32>) {
+    let mut starts = vec![0u32; keys + 1];
+    for (key, _) in pairs.clone() {
+        starts[key as usize + 1] += 1;
+    }
+    for key in 0..keys {
+        starts[key + 1] += starts[key];
+    }
+    let mut next = starts.clone();
+    let mut grouped = vec![0; starts[keys] as usize];
+    for (key, value) in pairs {
+        grouped[next[key as usize] as usize] = value;
+        next[key as usize] += 1;
+    }
+    (starts, grouped)
+}
+
 /// A graph's edges by source, over dense node numbers.
 struct Graph<N> {
     ids: Map<N, u32>,
@@ -238,19 +261,7 @@ impl<N: Clone + Eq + Hash> Graph<N> {
             })
         };
         let pairs: Vec<(u32, u32)> = edges.into_iter().map(|(a, b)| (id(a), id(b))).collect();
-        let mut starts = vec![0u32; names.len() + 1];
-        for &(a, _) in &pairs {
-            starts[a as usize + 1] += 1;
-        }
-        for a in 0..names.len() {
-            starts[a + 1] += starts[a];
-        }
-        let mut next = starts.clone();
-        let mut targets = vec![0; pairs.len()];
-        for (a, b) in pairs {
-            targets[next[a as usize] as usize] = b;
-            next[a as usize] += 1;
-        }
+        let (starts, targets) = group_by_key(names.len(), pairs.into_iter());
         Graph {
             ids,
             names,
@@ -265,26 +276,13 @@ impl<N: Clone + Eq + Hash> Graph<N> {
     fn lost_by_search(&self, kept: &[bool], emit: &mut impl FnMut(usize, usize) -> bool) -> bool {
         let n = self.names.len();
         // The edges backwards: node `b`'s sources are `sources[back[b]..back[b + 1]]`.
-        let mut back = vec![0u32; n + 1];
-        for &b in &self.targets {
-            back[b as usize + 1] += 1;
-        }
-        for b in 0..n {
-            back[b + 1] += back[b];
-        }
-        let mut next = back.clone();
-        let mut sources = vec![0u32; self.targets.len()];
+        let edges = (0..n as u32).flat_map(|a| self.edges_of(a).map(move |edge| (a, edge)));
+        let (back, sources) = group_by_key(n, edges.clone().map(|(a, e)| (self.targets[e], a)));
         let mut affected = vec![false; n];
         let mut stack = Vec::new();
-        for a in 0..n as u32 {
-            for edge in self.edges_of(a) {
-                let b = self.targets[edge] as usize;
-                sources[next[b] as usize] = a;
-                next[b] += 1;
-                if !kept[edge] && !affected[a as usize] {
-                    affected[a as usize] = true;
-                    stack.push(a);
-                }
+        for (a, _) in edges.filter(|&(_, edge)| !kept[edge]) {
+            if !std::mem::replace(&mut affected[a as usize], true) {
+                stack.push(a);
             }
         }
         while let Some(b) = stack.pop() {
@@ -295,7 +293,7 @@ impl<N: Clone + Eq + Hash> Graph<N> {
                 }
             }
         }
-        // Marks: the search from the `i`th affected node marks `2i` before, `2i + 1` after.
+        // Marks: the search from the `i`th affected node marks `i`, before and after.
         let (mut before, mut after) = (vec![u32::MAX; n], vec![u32::MAX; n]);
         let mut reached = Vec::new();
         let mut search = |x: u32,
@@ -354,27 +352,18 @@ impl Reach {
         let n = graph.names.len();
         let (component, count) = components(graph, &keep);
         let words = n.div_ceil(64);
-        // Members by component: a counting sort.
-        let mut starts = vec![0usize; count + 1];
-        for &c in &component {
-            starts[c as usize + 1] += 1;
-        }
-        for c in 0..count {
-            starts[c + 1] += starts[c];
-        }
-        let mut next = starts.clone();
-        let mut members = vec![0u32; n];
-        for (node, &c) in component.iter().enumerate() {
-            members[next[c as usize]] = node as u32;
-            next[c as usize] += 1;
-        }
+        let by_component = component
+            .iter()
+            .enumerate()
+            .map(|(node, &c)| (c, node as u32));
+        let (starts, members) = group_by_key(count, by_component);
         let mut cyclic = vec![false; count];
         let mut full = vec![0u64; count * words];
         // Tarjan numbers a component after every component it reaches, so those are done.
         for c in 0..count {
             let (done, rest) = full.split_at_mut(c * words);
             let own = &mut rest[..words];
-            let nodes = &members[starts[c]..starts[c + 1]];
+            let nodes = &members[starts[c] as usize..starts[c + 1] as usize];
             cyclic[c] = nodes.len() > 1;
             for &a in nodes {
                 own[a as usize / 64] |= 1 << (a % 64);
