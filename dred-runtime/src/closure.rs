@@ -137,9 +137,7 @@ impl<N> Graph<N> {
         let mut budget = self.targets.len();
         let mut seen = vec![u32::MAX; self.names.len()];
         let mut stack = Vec::new();
-        let deleted = (0..self.names.len() as u32)
-            .flat_map(|a| self.edges_of(a).map(move |edge| (a, edge)))
-            .filter(|&(_, edge)| !kept[edge]);
+        let deleted = self.edges().filter(|&(_, edge)| !kept[edge]);
         for (mark, (source, edge)) in deleted.enumerate() {
             let target = self.targets[edge];
             let mark = mark as u32;
@@ -276,7 +274,7 @@ impl<N: Clone + Eq + Hash> Graph<N> {
     fn lost_by_search(&self, kept: &[bool], emit: &mut impl FnMut(usize, usize) -> bool) -> bool {
         let n = self.names.len();
         // The edges backwards: node `b`'s sources are `sources[back[b]..back[b + 1]]`.
-        let edges = (0..n as u32).flat_map(|a| self.edges_of(a).map(move |edge| (a, edge)));
+        let edges = self.edges();
         let (back, sources) = group_by_key(n, edges.clone().map(|(a, e)| (self.targets[e], a)));
         let mut affected = vec![false; n];
         let mut stack = Vec::new();
@@ -333,6 +331,11 @@ impl<N> Graph<N> {
     /// The positions in `targets` of node `a`'s edges.
     fn edges_of(&self, a: u32) -> std::ops::Range<usize> {
         self.starts[a as usize] as usize..self.starts[a as usize + 1] as usize
+    }
+
+    /// Every edge, as its source and its position in `targets`, by source.
+    fn edges(&self) -> impl Iterator<Item = (u32, usize)> + Clone + '_ {
+        (0..self.names.len() as u32).flat_map(|a| self.edges_of(a).map(move |edge| (a, edge)))
     }
 }
 
