@@ -302,7 +302,7 @@ fn check_strategies_sized<P: Program>(
             set_held_joins(previous_joins);
             set_delta_chunk(previous_chunk);
             if *strategy == Strategy::AltProof
-                && name.starts_with("alternative proofs, ")
+                && name.starts_with("alternative proofs by stamps")
                 && !name.contains("unstamped")
             {
                 let rounds = alt_proof_rounds(&report);
