@@ -186,9 +186,10 @@ fn alternative_proofs() {
     let dred = by_dred.update(Batch::new().delete(E("a", "b")));
     // `R` is the closure of `E`, which alternative proofs keep by reachability unless told
     // otherwise (shown after this): first, the support checks every other relation gets.
-    let allowed = dred::runtime::closure::set_reachability_allowed(false);
-    let (mut program, _) = Reachability::materialize(Batch::new().insert_all(edges()));
-    dred::runtime::closure::set_reachability_allowed(allowed);
+    let by_stamps = dred::Settings::default().with_reachability(false);
+    let inputs = Batch::new().insert_all(edges());
+    let (mut program, _) =
+        Reachability::materialize_with_settings(inputs, by_stamps, Trace::Rounds);
     println!(
         "\n7. The same deletion with alternative proofs (`Strategy::AltProof`). Each fact carries\n   \
          the stamp of the round that derived it; before a fact's loss propagates, a rule\n   \

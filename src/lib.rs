@@ -224,7 +224,7 @@
 //!   the next: by reachability when the graph's `n` nodes have at least `n²/8` pairs in
 //!   their closure (the bitsets then take at most two bytes a pair), by stamps otherwise
 //!   ([`Bookkeeping::reachability`](runtime::Bookkeeping::reachability),
-//!   [`set_reachability_allowed`](runtime::closure::set_reachability_allowed)). Its cost
+//!   [`Settings::with_reachability`]). Its cost
 //!   is the graph's edges and the closure's lost pairs, not the closure's size: on a large
 //!   sparse graph whose closure is small, stamps remain the better choice, and remain it.
 //! - [`Strategy::Recompute`] rematerializes from the input facts.
@@ -307,7 +307,7 @@
 //! `heap_bytes()` to stay within 1.25× of the materialization's.
 //!
 //! ```
-//! use dred::{Batch, Strategy, Trace};
+//! use dred::{Batch, Settings, Strategy, Trace};
 //! dred::datalog! {
 //!     pub struct Graph;
 //!     @input pub struct E(pub &'static str, pub &'static str);
@@ -317,9 +317,10 @@
 //! }
 //! let edges = [("a", "b"), ("a", "e"), ("b", "c"), ("c", "b"), ("c", "d"), ("e", "d")];
 //! // `R` is a closure, which alternative proofs would keep by reachability (see below):
-//! // this example checks its support by stamps instead.
-//! dred::runtime::closure::set_reachability_allowed(false);
-//! let (mut graph, _) = Graph::materialize(Batch::new().insert_all(edges.map(|(a, b)| E(a, b))));
+//! // this program checks its support by stamps instead.
+//! let settings = Settings::default().with_reachability(false);
+//! let inputs = Batch::new().insert_all(edges.map(|(a, b)| E(a, b)));
+//! let (mut graph, _) = Graph::materialize_with_settings(inputs, settings, Trace::Rounds);
 //! let report = graph.update_using(Batch::new().delete(E("a", "b")), Strategy::AltProof, Trace::Rounds);
 //! let trace = report.to_string();
 //! // R(a,b) and R(a,c) rise once each, through each other, then lose their support;
@@ -330,6 +331,18 @@
 //! assert!(trace.contains("unsupported_idb: R(a,b) R(a,c)\n"));
 //! assert!(graph.contains(&R("a", "d")) && !graph.contains(&R("a", "c")));
 //! ```
+//!
+//! ## Settings
+//!
+//! How a program stores its facts and runs its joins is one [`Settings`] value that the
+//! program owns: chosen when it is built (`with_settings`, `materialize_with_settings`;
+//! the defaults otherwise), kept through its recomputes, read back with `settings()`.
+//! Nothing an update does depends on the thread that runs it, so a program can move to
+//! another thread and programs with different settings can live side by side. The
+//! defaults suit real workloads; the other values exist so that tests can drive small
+//! programs down the paths large ones take, and so that benchmarks can compare the
+//! alternatives (for instance, [`Settings::with_reachability`]`(false)` checks closures
+//! by stamps, as in the example above).
 //!
 //! ## Queries: magic sets
 //!
@@ -421,6 +434,6 @@ pub use dred_macros::datalog;
 pub use dred_runtime as runtime;
 
 pub use dred_runtime::{
-    io, oracle, text, Batch, FactSets, GroundFact, Mismatch, Program, Relation, Strategy,
+    io, oracle, text, Batch, FactSets, GroundFact, Mismatch, Program, Relation, Settings, Strategy,
     TextError, Trace, UpdateReport,
 };

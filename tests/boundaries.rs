@@ -456,14 +456,13 @@ fn reachable(edges: &[(u16, u16)]) -> std::collections::BTreeSet<(u16, u16)> {
 
 #[test]
 fn a_relation_of_small_integers_keeps_its_facts_dense_and_rebuilds_them_when_iterated() {
-    use dred::runtime::program::set_admit_batches_from;
     use small_pairs::*;
     // Every relation counts as too large for the cache, so small ones turn dense too.
-    let previous = set_admit_batches_from(0);
+    let settings = dred::Settings::default().with_large_from_bytes(0);
     let mut edges: Vec<(u16, u16)> = (0..40).map(|a| (a, (a + 1) % 40)).collect();
     edges.extend([(3, 17), (30, 5)]);
     let inputs = Batch::new().insert_all(edges.iter().map(|&(a, b)| E(a, b)));
-    let (mut program, _) = Reach::materialize(inputs);
+    let (mut program, _) = Reach::materialize_with_settings(inputs, settings, Trace::Rounds);
     let held = |program: &Reach| {
         let relation = program.relation::<R>();
         let facts: std::collections::BTreeSet<(u16, u16)> =
@@ -490,5 +489,4 @@ fn a_relation_of_small_integers_keeps_its_facts_dense_and_rebuilds_them_when_ite
         program.update_using(Batch::new().insert(E(3, 17)), strategy, Trace::Counts);
         assert_eq!(held(&program), (true, reachable(&edges)));
     }
-    set_admit_batches_from(previous);
 }

@@ -17,13 +17,9 @@
 mod common;
 
 use common::*;
-use dred::runtime::closure::set_reachability_allowed;
-use dred::runtime::program::{
-    set_admit_batches_from, set_dense_allowed, set_ghost_share, set_held_joins, HeldJoins,
-    ADMIT_BATCHES_FROM_BYTES, GHOSTS_PURGED_PAST_SHARE,
-};
-use dred::runtime::relation::{set_delta_chunk, DELTA_CHUNK};
-use dred::runtime::{Batch, FactSets, GroundFact, Program, Strategy, Trace};
+use dred::runtime::maintain::{from_facts_unchecked_with_settings, materialize_with_settings};
+use dred::runtime::settings::{DELTA_CHUNK, GHOST_SHARE, LARGE_FROM_BYTES};
+use dred::runtime::{Batch, FactSets, GroundFact, HeldJoins, Program, Settings, Strategy, Trace};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 
@@ -147,30 +143,13 @@ fn check_history<P: Program>(
     initial: &[RawFact],
     batches: &[RawBatch],
 ) -> Result<(), TestCaseError> {
-    let chunk = [DELTA_CHUNK, 1, 2, 3][initial.len() % 4];
-    let batches_from = [ADMIT_BATCHES_FROM_BYTES, 0][initial.len() / 4 % 2];
-    let ghost_share = [GHOSTS_PURGED_PAST_SHARE, 0][initial.len() / 8 % 2];
-    let previous = (
-        set_delta_chunk(chunk),
-        set_admit_batches_from(batches_from),
-        set_ghost_share(ghost_share),
-        set_dense_allowed(batches.len() % 2 == 0),
-    );
-    let checked = check_history_chunked::<P>(initial, batches);
-    set_delta_chunk(previous.0);
-    set_admit_batches_from(previous.1);
-    set_ghost_share(previous.2);
-    set_dense_allowed(previous.3);
-    checked
-}
-
-/// [`check_history`] at the chunk size it set.
-fn check_history_chunked<P: Program>(
-    initial: &[RawFact],
-    batches: &[RawBatch],
-) -> Result<(), TestCaseError> {
+    let settings = Settings::default()
+        .with_delta_chunk([DELTA_CHUNK, 1, 2, 3][initial.len() % 4])
+        .with_large_from_bytes([LARGE_FROM_BYTES, 0][initial.len() / 4 % 2])
+        .with_ghost_share([GHOST_SHARE, 0][initial.len() / 8 % 2])
+        .with_dense(batches.len() % 2 == 0);
     let inputs = initial_batch::<P>(initial);
-    let (mut program, _) = dred::runtime::maintain::materialize::<P>(inputs, dred::Trace::Rounds);
+    let (mut program, _) = materialize_with_settings::<P>(inputs, settings, Trace::Rounds);
     let (edb, idb) = split_model(&program);
     prop_assert_eq!(&idb, &oracle_derived::<P>(&edb), "initial materialization");
 
@@ -210,69 +189,51 @@ fn check_strategies<P: Program>(
     initial: &[RawFact],
     batches: &[RawBatch],
 ) -> Result<(), TestCaseError> {
-    let large_from = [ADMIT_BATCHES_FROM_BYTES, 0][initial.len() / 4 % 2];
-    let ghost_share = [GHOSTS_PURGED_PAST_SHARE, 0][initial.len() / 8 % 2];
-    let previous = (
-        set_admit_batches_from(large_from),
-        set_ghost_share(ghost_share),
-        set_dense_allowed(batches.len() % 2 == 0),
-    );
-    let checked = check_strategies_sized::<P>(initial, batches);
-    set_admit_batches_from(previous.0);
-    set_ghost_share(previous.1);
-    set_dense_allowed(previous.2);
-    checked
-}
-
-/// [`check_strategies`] at the size it set.
-fn check_strategies_sized<P: Program>(
-    initial: &[RawFact],
-    batches: &[RawBatch],
-) -> Result<(), TestCaseError> {
+    let settings = Settings::default()
+        .with_large_from_bytes([LARGE_FROM_BYTES, 0][initial.len() / 4 % 2])
+        .with_ghost_share([GHOST_SHARE, 0][initial.len() / 8 % 2])
+        .with_dense(batches.len() % 2 == 0);
     let inputs = initial_batch::<P>(initial);
-    let fresh = || dred::runtime::maintain::materialize::<P>(inputs.clone(), Trace::Counts).0;
-    let unstamped = || dred::runtime::maintain::from_facts_unchecked::<P>(&fresh().all_facts());
+    let fresh =
+        |settings| materialize_with_settings::<P>(inputs.clone(), settings, Trace::Counts).0;
+    let unstamped =
+        |settings| from_facts_unchecked_with_settings::<P>(&fresh(settings).all_facts(), settings);
     // Closure relations dense enough are kept by reachability (`dred::runtime::closure`);
     // these runs check their support by stamps, as every relation of other programs.
-    let by_stamps = |build: &dyn Fn() -> P| {
-        let allowed = set_reachability_allowed(false);
-        let program = build();
-        set_reachability_allowed(allowed);
-        program
-    };
+    let by_stamps = settings.with_reachability(false);
     let mut runs = [
-        (Strategy::AltProof, "alternative proofs", fresh()),
+        (Strategy::AltProof, "alternative proofs", fresh(settings)),
         (
             Strategy::AltProof,
             "alternative proofs, unstamped",
-            unstamped(),
+            unstamped(settings),
         ),
-        (Strategy::Auto, "automatic", fresh()),
-        (Strategy::Recompute, "recompute", fresh()),
+        (Strategy::Auto, "automatic", fresh(settings)),
+        (Strategy::Recompute, "recompute", fresh(settings)),
         (
             Strategy::AltProof,
             "alternative proofs by stamps",
-            by_stamps(&fresh),
+            fresh(by_stamps),
         ),
         (
             Strategy::AltProof,
             "alternative proofs by stamps, unstamped",
-            by_stamps(&unstamped),
+            unstamped(by_stamps),
         ),
         (
             Strategy::AltProof,
             "alternative proofs by stamps, heads first",
-            by_stamps(&fresh),
+            fresh(by_stamps.with_held_joins(HeldJoins::HeadsFirst)),
         ),
         (
             Strategy::AltProof,
             "alternative proofs by stamps, body first",
-            by_stamps(&fresh),
+            fresh(by_stamps.with_held_joins(HeldJoins::BodyFirst)),
         ),
         (
             Strategy::AltProof,
             "alternative proofs by stamps, chunks of two",
-            by_stamps(&fresh),
+            fresh(by_stamps.with_delta_chunk(2)),
         ),
     ];
 
@@ -283,24 +244,12 @@ fn check_strategies_sized<P: Program>(
         // join order must check, raise and withdraw exactly the same facts.
         let mut by_cost_rounds = None;
         for (strategy, name, program) in &mut runs {
-            let joins = match *name {
-                "alternative proofs by stamps, heads first" => HeldJoins::HeadsFirst,
-                "alternative proofs by stamps, body first" => HeldJoins::BodyFirst,
-                _ => HeldJoins::ByCost,
-            };
-            let chunk = match *name {
-                "alternative proofs by stamps, chunks of two" => 2,
-                _ => DELTA_CHUNK,
-            };
-            let (previous_joins, previous_chunk) = (set_held_joins(joins), set_delta_chunk(chunk));
             let report = dred::runtime::maintain::update_using(
                 program,
                 batch.clone(),
                 *strategy,
                 Trace::Explained,
             );
-            set_held_joins(previous_joins);
-            set_delta_chunk(previous_chunk);
             if *strategy == Strategy::AltProof
                 && name.starts_with("alternative proofs by stamps")
                 && !name.contains("unstamped")

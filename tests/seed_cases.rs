@@ -4,8 +4,8 @@
 mod common;
 
 use common::*;
-use dred::runtime::program::{set_admit_batches_from, ADMIT_BATCHES_FROM_BYTES};
-use dred::runtime::{Batch, FactSets, Program};
+use dred::runtime::settings::LARGE_FROM_BYTES;
+use dred::runtime::{Batch, FactSets, Program, Settings};
 
 dred::datalog! {
     /// The seed's reachability program.
@@ -48,13 +48,17 @@ mod zero_arity {
 }
 
 /// Runs a case and returns the trace it produces, in the case's format (without `counts:`).
-fn run_case<P: Program>(case: &Case) -> String {
+fn run_case<P: Program>(case: &Case, settings: Settings) -> String {
     let mut out = String::new();
     let mut inputs = Batch::new();
     for fact in &case.edb {
         add_ground::<P>(&mut inputs, true, fact);
     }
-    let (mut program, _) = dred::runtime::maintain::materialize::<P>(inputs, dred::Trace::Rounds);
+    let (mut program, _) = dred::runtime::maintain::materialize_with_settings::<P>(
+        inputs,
+        settings,
+        dred::Trace::Rounds,
+    );
     let (edb, idb) = split_model(&program);
     out += &format!(
         "{}\n{}\n",
@@ -98,10 +102,9 @@ fn expected_without_counts(case: &Case) -> String {
 fn check_case<P: Program>(name: &str) {
     let case = load_case(name);
     let expected = expected_without_counts(&case);
-    for batches_from in [ADMIT_BATCHES_FROM_BYTES, 0] {
-        let previous = set_admit_batches_from(batches_from);
-        let actual = run_case::<P>(&case);
-        set_admit_batches_from(previous);
+    for batches_from in [LARGE_FROM_BYTES, 0] {
+        let settings = Settings::default().with_large_from_bytes(batches_from);
+        let actual = run_case::<P>(&case, settings);
         if actual != expected {
             panic!(
                 "case {name} (heads in batches from {batches_from} bytes): trace differs\n\

@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use common::SEED_EDGES;
 
 use dred::runtime::{FactSets, GroundFact, Program};
-use dred::{Batch, Strategy, Trace};
+use dred::{Batch, Settings, Strategy, Trace};
 
 dred::datalog! {
     pub struct Graph;
@@ -50,16 +50,16 @@ mod closure {
     }
 }
 
-/// Makes this test's materializations check the closures' support by stamps instead of
-/// keeping them by reachability (`dred::runtime::closure`): most programs here are
-/// closures, and these tests read the stamps' rounds. Each test runs on a thread of its
-/// own, so the setting ends with the test.
-fn stamps_only() {
-    dred::runtime::closure::set_reachability_allowed(false);
+/// Settings under which materializations check the closures' support by stamps instead
+/// of keeping them by reachability (`dred::runtime::closure`): most programs here are
+/// closures, and the tests that use it read the stamps' rounds.
+fn stamps_only() -> Settings {
+    Settings::default().with_reachability(false)
 }
 
-fn seed_graph() -> Graph {
-    Graph::materialize(Batch::new().insert_all(SEED_EDGES.map(|(a, b)| E(a, b)))).0
+fn seed_graph(settings: Settings) -> Graph {
+    let edges = Batch::new().insert_all(SEED_EDGES.map(|(a, b)| E(a, b)));
+    Graph::materialize_with_settings(edges, settings, Trace::Rounds).0
 }
 
 fn snapshot(graph: &Graph) -> BTreeSet<GroundFact> {
@@ -87,9 +87,8 @@ fn oracle_model(
 
 #[test]
 fn alternative_proofs_keep_r_a_d_and_withdraw_the_self_supporting_cycle() {
-    stamps_only();
-    let mut graph = seed_graph();
-    let mut by_dred = seed_graph();
+    let mut graph = seed_graph(stamps_only());
+    let mut by_dred = seed_graph(stamps_only());
     let report = graph.update_using(
         Batch::new().delete(E("a", "b")),
         Strategy::AltProof,
@@ -136,9 +135,9 @@ fn alternative_proofs_find_what_a_closure_loses_by_reachability() {
     // `R` is the closure of the input `E`, and the seed's graph is dense enough: the
     // facts deleting E(a,b) takes from `R` are found at once from the graph, before any
     // rule is joined, and no fact of `R` is checked.
-    let mut graph = seed_graph();
+    let mut graph = seed_graph(Settings::default());
     assert!(graph.bookkeeping().reachability);
-    let mut by_dred = seed_graph();
+    let mut by_dred = seed_graph(Settings::default());
     let report = graph.update_using(
         Batch::new().delete(E("a", "b")),
         Strategy::AltProof,
@@ -269,10 +268,9 @@ rederive 1:
 
 #[test]
 fn a_fact_that_loses_its_older_support_but_keeps_a_proof_rises() {
-    stamps_only();
     // R(a,d)'s only older support is R(a,e), R(e,d): deleting E(e,d) takes it away, but
     // R(a,c), R(c,d) (stamps 3 and 2) still derive it, so its stamp rises from 3 to 4.
-    let mut graph = seed_graph();
+    let mut graph = seed_graph(stamps_only());
     assert_eq!(graph.relation::<R>().stamp(&R("a", "d")), Some(3));
     let report = graph.update_using(
         Batch::new().delete(E("e", "d")),
@@ -288,7 +286,7 @@ fn a_fact_that_loses_its_older_support_but_keeps_a_proof_rises() {
     assert!(!graph.contains(&R("e", "d")));
     assert!(graph.verify().is_ok());
     // Whatever lost support and was not rederived is exactly what DRed withdraws.
-    let mut by_dred = seed_graph();
+    let mut by_dred = seed_graph(stamps_only());
     let dred = by_dred.update(Batch::new().delete(E("e", "d")));
     assert_eq!(report.withdrawn(), dred.withdrawn());
     assert!(report.overdeleted_derived.len <= dred.overdeleted_derived.len);
@@ -364,7 +362,7 @@ fn a_counts_only_alternative_proof_update_counts_the_rounds_a_traced_one_lists()
 
 #[test]
 fn recompute_rebuilds_and_says_so() {
-    let mut graph = seed_graph();
+    let mut graph = seed_graph(Settings::default());
     let report = graph.update_using(
         Batch::new().delete(E("a", "b")).insert(E("d", "a")),
         Strategy::Recompute,
@@ -374,7 +372,7 @@ fn recompute_rebuilds_and_says_so() {
     let text = report.to_string();
     assert!(text.starts_with("strategy: recompute\nnet_delete: E(a,b)\nnet_insert: E(d,a)\n"));
     assert!(text.contains("recompute 1: (9 facts)"), "{text}");
-    let mut by_dred = seed_graph();
+    let mut by_dred = seed_graph(Settings::default());
     by_dred.update(Batch::new().delete(E("a", "b")).insert(E("d", "a")));
     assert_eq!(snapshot(&graph), snapshot(&by_dred));
 }
@@ -437,16 +435,17 @@ fn auto_checks_small_deletions_and_recomputes_large_ones() {
 fn chain_after_auto_deletion(
     edges: impl IntoIterator<Item = chain::E>,
     deleted: chain::E,
+    settings: Settings,
     trace: Trace,
 ) -> (chain::Chain, dred::UpdateReport<chain::ChainFacts>) {
-    let (mut program, _) = chain::Chain::materialize(Batch::new().insert_all(edges));
+    let inputs = Batch::new().insert_all(edges);
+    let (mut program, _) = chain::Chain::materialize_with_settings(inputs, settings, Trace::Rounds);
     let report = program.update_using(Batch::new().delete(deleted), Strategy::Auto, trace);
     (program, report)
 }
 
 #[test]
 fn auto_stops_past_its_work_budget_and_recomputes() {
-    stamps_only();
     use chain::*;
     // A chain 0→1→…→99 and 100 self-loops elsewhere. Deleting the middle edge is 1 input
     // fact of 199 (no recompute by share), but takes away R(x, z) for 50 × 50 pairs: a
@@ -455,7 +454,8 @@ fn auto_stops_past_its_work_budget_and_recomputes() {
     let edges = (0..99)
         .map(|i| E(i, i + 1))
         .chain((1000..1100).map(|i| E(i, i)));
-    let (program, report) = chain_after_auto_deletion(edges, E(49, 50), Trace::Counts);
+    let (program, report) =
+        chain_after_auto_deletion(edges, E(49, 50), stamps_only(), Trace::Counts);
     assert_eq!(report.strategy, Strategy::Recompute);
     let why = report.why.as_deref().expect("auto says why");
     assert!(
@@ -471,7 +471,8 @@ fn auto_stops_past_its_work_budget_and_recomputes() {
     // guard stops it: over-deleting a quarter of the closure and looking for a proof of
     // each costs more than a fifth of a materialization too.
     let edges = (0..99).map(|i| E(i, i + 1));
-    let (program, report) = chain_after_auto_deletion(edges, E(49, 50), Trace::Counts);
+    let (program, report) =
+        chain_after_auto_deletion(edges, E(49, 50), stamps_only(), Trace::Counts);
     assert_eq!(report.strategy, Strategy::Recompute);
     let why = report.why.as_deref().expect("auto says why");
     assert!(why.starts_with("DRed passed the guard"), "{why}");
@@ -485,7 +486,8 @@ fn auto_runs_dred_where_sampled_facts_have_one_derivation_each() {
     use dred::runtime::Program;
     // Linear closure over a chain: R(x, z) has one instance, E(x, x + 1), R(x + 1, z).
     let edges = (0..99).map(|i| E(i, i + 1));
-    let (program, report) = chain_after_auto_deletion(edges, E(97, 98), Trace::Explained);
+    let (program, report) =
+        chain_after_auto_deletion(edges, E(97, 98), Settings::default(), Trace::Explained);
     let sample = program.bookkeeping().sample;
     assert_eq!((sample.facts, sample.multiply_derived), (256, 0));
     assert_eq!(report.strategy, Strategy::DRed);
@@ -512,7 +514,8 @@ fn auto_runs_dred_where_sampled_facts_have_one_derivation_each() {
     // everything reached past a shortcut's head. Then Auto checks for other proofs.
     let shortcuts = (0..97).step_by(2).map(|i| E(i, i + 2));
     let edges = (0..99).map(|i| E(i, i + 1)).chain(shortcuts);
-    let (program, report) = chain_after_auto_deletion(edges, E(50, 51), Trace::Counts);
+    let (program, report) =
+        chain_after_auto_deletion(edges, E(50, 51), Settings::default(), Trace::Counts);
     assert_eq!(report.strategy, Strategy::AltProof);
     let why = report.why.as_deref().expect("auto says why");
     assert!(
@@ -612,13 +615,16 @@ fn assert_each_head_handed_on_with_its_stamp<'a, T: dred::runtime::Tuple, I>(
 
 #[test]
 fn a_spent_budget_stops_a_join_between_delta_facts() {
-    stamps_only();
     use chain::*;
     use dred::runtime::{Admit, Program, Work};
     // 2,000 separate two-edge paths; the delta is every first edge, each the support of
     // two heads (its own path's R facts).
     let edges = (0..2000).flat_map(|i| [E(3 * i, 3 * i + 1), E(3 * i + 1, 3 * i + 2)]);
-    let (program, _) = Chain::materialize(Batch::new().insert_all(edges));
+    let (program, _) = Chain::materialize_with_settings(
+        Batch::new().insert_all(edges),
+        stamps_only(),
+        Trace::Rounds,
+    );
     let firsts = ChainFacts {
         E: program
             .relation::<E>()
@@ -661,7 +667,6 @@ fn a_spent_budget_stops_a_join_between_delta_facts() {
 
 #[test]
 fn a_spent_budget_stops_a_grouped_join_inside_its_group() {
-    stamps_only();
     use closure::*;
     use dred::runtime::{Admit, Program, Work};
     // A star: 300 edges into node 0 and 300 out of it. Fired with the edges into 0, the
@@ -669,7 +674,11 @@ fn a_spent_budget_stops_a_grouped_join_inside_its_group() {
     // each: 90,000 heads from a single group.
     let spokes = 300;
     let edges = (1..=spokes).flat_map(|i| [E(i, 0), E(0, spokes + i)]);
-    let (program, _) = Closure::materialize(Batch::new().insert_all(edges));
+    let (program, _) = Closure::materialize_with_settings(
+        Batch::new().insert_all(edges),
+        stamps_only(),
+        Trace::Rounds,
+    );
     let into_zero = ClosureFacts {
         R: program
             .relation::<R>()
@@ -911,4 +920,73 @@ mod spared_indexes {
             }
         }
     }
+}
+
+/// Settings are values each program owns: two programs with different settings on one
+/// thread each run with their own, keep them through a recompute, and the same program's
+/// update gives the same report and facts on another thread.
+#[test]
+fn each_program_runs_with_its_own_settings_on_any_thread() {
+    use closure::*;
+    let snapshot_of = |program: &Closure| ground(&program.facts());
+    let edges: Vec<E> = (0..60)
+        .map(|i| E(i, (i + 1) % 60))
+        .chain([E(3, 40)])
+        .collect();
+    let inputs = || Batch::new().insert_all(edges.iter().cloned());
+    // Every path a small program does not take by default: relations count as large (heads
+    // tested in batches, bitsets), ghosts kept, no dense relation, heads-first joins, chunks
+    // of one, closures checked by stamps.
+    let small_as_large = Settings::default()
+        .with_large_from_bytes(0)
+        .with_ghost_share(0)
+        .with_dense(false)
+        .with_held_joins(dred::runtime::HeldJoins::HeadsFirst)
+        .with_delta_chunk(1)
+        .with_reachability(false);
+    let dense = Settings::default().with_large_from_bytes(0);
+    let (mut by_default, _) =
+        Closure::materialize_with_settings(inputs(), Settings::default(), Trace::Rounds);
+    let (mut by_stamps, _) =
+        Closure::materialize_with_settings(inputs(), small_as_large, Trace::Rounds);
+    let (mut densely, _) = Closure::materialize_with_settings(inputs(), dense, Trace::Rounds);
+    assert_eq!(by_default.settings(), Settings::default());
+    assert_eq!(by_stamps.settings(), small_as_large);
+    assert!(densely.relation::<R>().is_dense());
+    assert!(!by_stamps.relation::<R>().is_dense() && !by_default.relation::<R>().is_dense());
+
+    let on_other_thread = by_stamps.clone();
+    let deletion = || Batch::new().delete(E(10, 11));
+    let reports = [
+        by_default.update_using(deletion(), Strategy::AltProof, Trace::Rounds),
+        by_stamps.update_using(deletion(), Strategy::AltProof, Trace::Rounds),
+        densely.update_using(deletion(), Strategy::AltProof, Trace::Rounds),
+    ];
+    // The dense graph (a cycle and a chord) keeps its closure by reachability unless its
+    // program's settings say otherwise.
+    assert!(reports[0].by_reachability.is_some() && reports[2].by_reachability.is_some());
+    assert!(reports[1].by_reachability.is_none());
+    assert_eq!(snapshot_of(&by_default), snapshot_of(&by_stamps));
+    assert_eq!(snapshot_of(&by_default), snapshot_of(&densely));
+    assert!(by_stamps.verify().is_ok() && densely.relation::<R>().is_dense());
+
+    let (elsewhere, report) = std::thread::spawn(move || {
+        let mut program = on_other_thread;
+        let report = program.update_using(deletion(), Strategy::AltProof, Trace::Rounds);
+        (program, report.to_string())
+    })
+    .join()
+    .expect("the other thread's update");
+    assert_eq!(report, reports[1].to_string());
+    assert_eq!(snapshot_of(&elsewhere), snapshot_of(&by_stamps));
+    assert_eq!(elsewhere.settings(), small_as_large);
+
+    // A recompute builds the program anew with the settings it had.
+    by_stamps.update_using(
+        Batch::new().insert(E(10, 11)),
+        Strategy::Recompute,
+        Trace::Counts,
+    );
+    assert_eq!(by_stamps.settings(), small_as_large);
+    assert!(!by_stamps.relation::<R>().is_dense());
 }

@@ -152,10 +152,8 @@ impl DredProgram {
     /// [`DredProgram::materialize`], with closure relations left to the alternative
     /// proofs' support checks rather than kept by reachability (`dred::runtime::closure`).
     pub fn materialize_checking_stamps(workload: &Workload) -> Self {
-        let allowed = dred::runtime::closure::set_reachability_allowed(false);
-        let program = Self::materialize(workload);
-        dred::runtime::closure::set_reachability_allowed(allowed);
-        program
+        let settings = dred::Settings::default().with_reachability(false);
+        Self::from_scratch_with(workload, settings).0
     }
 
     /// Whether alternative proofs keep this program's closure relations by reachability.
@@ -171,6 +169,11 @@ impl DredProgram {
 
     /// The least model, and how many derived facts it has.
     pub fn from_scratch(workload: &Workload) -> (Self, usize) {
+        Self::from_scratch_with(workload, dred::Settings::default())
+    }
+
+    /// [`DredProgram::from_scratch`], the program running with `settings`.
+    pub fn from_scratch_with(workload: &Workload, settings: dred::Settings) -> (Self, usize) {
         use dred_programs::{andersen as a, linear as l, same_generation as s};
         let none: &Changes = &[];
         let inserts: Vec<(&'static str, (u32, u32))> = workload
@@ -183,28 +186,36 @@ impl DredProgram {
         let trace = dred::Trace::Counts;
         let program = match workload.rules {
             Rules::TcNonlinear => DredProgram::TcNonlinear(
-                dred_programs::TcNonlinear::materialize_with(
+                dred_programs::TcNonlinear::materialize_with_settings(
                     batch_of!(none, inserts, { "E" => dred_programs::E }),
+                    settings,
                     trace,
                 )
                 .0,
             ),
             Rules::TcLinear => DredProgram::TcLinear(
-                l::TcLinear::materialize_with(batch_of!(none, inserts, { "E" => l::E }), trace).0,
+                l::TcLinear::materialize_with_settings(
+                    batch_of!(none, inserts, { "E" => l::E }),
+                    settings,
+                    trace,
+                )
+                .0,
             ),
             Rules::SameGeneration => DredProgram::SameGeneration(
-                s::SameGeneration::materialize_with(
+                s::SameGeneration::materialize_with_settings(
                     batch_of!(none, inserts, { "Par" => s::Par }),
+                    settings,
                     trace,
                 )
                 .0,
             ),
             Rules::Andersen => DredProgram::Andersen(
-                a::Andersen::materialize_with(
+                a::Andersen::materialize_with_settings(
                     batch_of!(none, inserts, {
                         "AddressOf" => a::AddressOf, "Assign" => a::Assign,
                         "Load" => a::Load, "Store" => a::Store
                     }),
+                    settings,
                     trace,
                 )
                 .0,

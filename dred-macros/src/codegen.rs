@@ -641,7 +641,7 @@ impl<'a> Context<'a> {
                     rebuild
                 }))
             });
-            quote!(#name: #rt::Relation::with_indexes(::core::default::Default::default()) #bitset #dense)
+            quote!(#name: #rt::Relation::with_indexes(::core::default::Default::default()).with_storage(settings.storage()) #bitset #dense)
         });
         let constants = self
             .program
@@ -782,8 +782,11 @@ impl<'a> Context<'a> {
                 const RELATIONS: &'static [#rt::RelationInfo] = &[#(#infos),*];
                 const RULES: &'static [#rt::RuleInfo] = &[#(#rules),*];
 
-                fn empty() -> Self {
-                    #program { #(#empties,)* __dred: ::std::default::Default::default() }
+                fn empty(settings: #rt::Settings) -> Self {
+                    #program {
+                        #(#empties,)*
+                        __dred: #rt::Bookkeeping { settings, ..::std::default::Default::default() },
+                    }
                 }
                 #[allow(unused_mut)]
                 fn constant_facts() -> #facts {
@@ -1044,10 +1047,10 @@ impl<'a> Context<'a> {
                 quote! {
                     if !delta.#delta_relation.is_empty() {
                         if admit.has_causes() {
-                            let joins = #rt::program::held_joins();
-                            let by_cost = joins == #rt::program::HeldJoins::ByCost;
+                            let joins = self.__dred.settings.held_joins();
+                            let by_cost = joins == #rt::HeldJoins::ByCost;
                             let mut leftover: ::std::vec::Vec<&#delta_ty> = ::std::vec::Vec::new();
-                            if joins == #rt::program::HeldJoins::BodyFirst {
+                            if joins == #rt::HeldJoins::BodyFirst {
                                 leftover.extend(delta.#delta_relation.iter());
                             } else {
                                 #heads_first
@@ -1424,7 +1427,6 @@ impl<'a> Context<'a> {
             &row0,
             &delta_filters,
             key_columns,
-            rt,
             groups,
         );
         quote! {
@@ -1834,7 +1836,7 @@ impl<'a> Context<'a> {
                 #inner
             }
         };
-        let keyed = keyed_delta(&source, &row, &filters, key_columns, rt, groups);
+        let keyed = keyed_delta(&source, &row, &filters, key_columns, groups);
         Some(quote! {
             #causes_buffer
             #keyed
@@ -2038,11 +2040,31 @@ impl<'a> Context<'a> {
                     #rt::maintain::materialize::<Self>(#rt::Batch::new(), #rt::Trace::Counts).0
                 }
 
+                /// [`Self::new`], running with `settings` now and through its recomputes.
+                pub fn with_settings(settings: #rt::Settings) -> Self {
+                    #rt::maintain::materialize_with_settings::<Self>(#rt::Batch::new(), settings, #rt::Trace::Counts).0
+                }
+
                 /// The program's least model over the insertions of `inputs`, built by
                 /// semi-naive insertion; the report's insertion round 1 is the inputs and the
                 /// program's own facts.
                 pub fn materialize(inputs: #rt::Batch<#facts>) -> (Self, #rt::UpdateReport<#facts>) {
                     Self::materialize_with(inputs, #rt::Trace::Rounds)
+                }
+
+                /// [`Self::materialize_with`], running with `settings` now and through its
+                /// recomputes.
+                pub fn materialize_with_settings(
+                    inputs: #rt::Batch<#facts>,
+                    settings: #rt::Settings,
+                    trace: #rt::Trace,
+                ) -> (Self, #rt::UpdateReport<#facts>) {
+                    #rt::maintain::materialize_with_settings::<Self>(inputs, settings, trace)
+                }
+
+                /// The settings the program runs with.
+                pub fn settings(&self) -> #rt::Settings {
+                    #rt::Program::bookkeeping(self).settings
                 }
 
                 /// [`Self::materialize`], keeping only what `trace` asks for in the report:
@@ -2423,19 +2445,18 @@ fn delta_source(relation: &Ident, delta_rows: Option<&TokenStream>) -> TokenStre
 
 /// Runs `per_chunk` over `keyed`: the delta facts from `source` that pass `filters`, each
 /// beside its values at `key_columns`, sorted by them (for the runtime's `key_runs` to
-/// group), `dred_runtime::relation::delta_chunk()` facts at a time.
+/// group), the program's `Settings::delta_chunk` facts at a time.
 fn keyed_delta(
     source: &TokenStream,
     row: &Ident,
     filters: &[TokenStream],
     key_columns: impl Iterator<Item = Index>,
-    rt: &TokenStream,
     per_chunk: TokenStream,
 ) -> TokenStream {
     quote! {
         let mut rows = #source;
         work.visit(rows.len() as u64);
-        let chunk = #rt::relation::delta_chunk();
+        let chunk = self.__dred.settings.delta_chunk();
         let mut keyed: ::std::vec::Vec<_> = ::std::vec::Vec::with_capacity(rows.len().min(chunk));
         while rows.len() > 0 {
             keyed.clear();

@@ -20,7 +20,7 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hash};
 
-use crate::relation::FactHasher;
+use crate::fact::FactHasher;
 
 type Map<K, V> = HashMap<K, V, BuildHasherDefault<FactHasher>>;
 
@@ -37,24 +37,6 @@ const DENSE_SHARE: usize = 8;
 /// pairs. Past that (a graph that grew sparse since its program decided) it searches from
 /// each node that reaches a deleted edge instead, which costs the pairs those nodes had.
 const SPARSE_SHARE: usize = 64;
-
-thread_local! {
-    static ALLOWED: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
-}
-
-/// Whether this thread's materializations may keep closure relations by reachability (see
-/// [`crate::Bookkeeping::reachability`]); `true` unless [`set_reachability_allowed`] said
-/// otherwise.
-pub fn reachability_allowed() -> bool {
-    ALLOWED.with(|allowed| allowed.get())
-}
-
-/// Sets whether this thread's materializations may keep closure relations by reachability;
-/// returns the previous setting. Tests and benchmarks turn it off to run the alternative
-/// proofs' support checks on closures too.
-pub fn set_reachability_allowed(allowed: bool) -> bool {
-    ALLOWED.with(|cell| cell.replace(allowed))
-}
 
 /// Whether a closure of `pairs` pairs over `edges` is dense enough to keep by reachability:
 /// `n² ≤ 8 · pairs` for the `n` nodes the edges touch.

@@ -10,7 +10,8 @@ use std::collections::HashMap;
 use std::fmt;
 use std::rc::Rc;
 
-use crate::maintain::{materialize, Batch};
+use crate::batch::Batch;
+use crate::maintain::materialize;
 use crate::program::{Fact, FactSets, Program};
 use crate::report::Trace;
 

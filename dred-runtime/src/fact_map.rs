@@ -8,7 +8,8 @@ use std::hash::{BuildHasher, BuildHasherDefault, Hash};
 use hashbrown::hash_table::{Entry, HashTable};
 
 use crate::bitset::{Bitset, NoBitset, Places, MAX_COLUMNS};
-use crate::relation::{FactHasher, Stamp, Tuple};
+use crate::fact::{FactHasher, Stamp, Tuple};
+use crate::settings::Storage;
 
 /// How many shards a large map has. A hash table grows by moving into one twice its size,
 /// and both are held until the move ends: for a map of millions of facts that copy was the
@@ -42,7 +43,7 @@ const SHARD_SHIFT: u32 = 52;
 const DENSE_MIN_BYTES: usize = 1 << 12;
 
 /// From which share of the size at which tables outgrow the cache
-/// ([`crate::program::large_from_bytes`]) a map considers a bitset. Rounds grow by
+/// ([`crate::settings::Storage::large_from_bytes`]) a map considers a bitset. Rounds grow by
 /// several times at once, and the round after a bitset's build is the one whose head tests
 /// read it: from an eighth (1 MiB of facts), non-linear closure on a random graph built
 /// its bitset after its largest round (52,506 → 218,092 facts), Andersen after its own
@@ -133,6 +134,10 @@ pub(crate) struct FactMap<T> {
     dense: Vec<Stamp>,
     /// How many facts in the box a dense map holds.
     dense_len: usize,
+    /// Past which share of the facts ghosts are purged ([`Storage::ghost_share`]).
+    ghost_share: usize,
+    /// Whether the map may turn dense at all ([`Storage::dense`]).
+    dense_allowed: bool,
 }
 
 impl<T: Tuple> Default for FactMap<T> {
@@ -149,6 +154,8 @@ impl<T: Tuple> Default for FactMap<T> {
             rebuild: None,
             dense: Vec::new(),
             dense_len: 0,
+            ghost_share: Storage::default().ghost_share,
+            dense_allowed: Storage::default().dense,
         }
     }
 }
@@ -435,11 +442,11 @@ impl<T: Tuple> FactMap<T> {
         true
     }
 
-    /// Purges the ghosts once they are more than an eighth of the facts
-    /// ([`crate::program::GHOSTS_PURGED_PAST_SHARE`]): after a batch of removals, so that
-    /// their room stays bounded and the pass amortized.
+    /// Purges the ghosts once they are more than a share of the facts (an eighth by
+    /// default, [`Storage::ghost_share`]): after a batch of removals, so that their room
+    /// stays bounded and the pass amortized.
     pub fn purge_if_many(&mut self) {
-        let share = crate::program::ghost_share();
+        let share = self.ghost_share;
         if share > 0 && self.ghosts > self.len() / share {
             self.purge();
         }
@@ -519,6 +526,12 @@ impl<T: Tuple> FactMap<T> {
         self.rebuild = Some(rebuild);
     }
 
+    /// Takes the storage settings the map's relation received.
+    pub fn set_storage(&mut self, storage: Storage) {
+        self.ghost_share = storage.ghost_share;
+        self.dense_allowed = storage.dense;
+    }
+
     /// How the map rebuilds a fact from its columns, if it may ([`FactMap::allow_dense`]).
     pub fn rebuild(&self) -> Option<Rebuild<T>> {
         self.rebuild
@@ -542,6 +555,8 @@ impl<T: Tuple> FactMap<T> {
         *self = FactMap {
             integer_columns: self.integer_columns,
             rebuild: self.rebuild,
+            ghost_share: self.ghost_share,
+            dense_allowed: self.dense_allowed,
             ..FactMap::default()
         };
         Some((bitset, dense))
@@ -563,7 +578,7 @@ impl<T: Tuple> FactMap<T> {
                 if self.is_empty()
                     && self.rebuild.is_some()
                     && self.integer_columns
-                    && crate::program::dense_allowed() =>
+                    && self.dense_allowed =>
             {
                 self.dense = dense;
                 self.dense_len = 0;
@@ -588,7 +603,7 @@ impl<T: Tuple> FactMap<T> {
         let (Some(_), Some(bitset)) = (self.rebuild, self.bitset_of_all()) else {
             return;
         };
-        if !self.dense.is_empty() || !crate::program::dense_allowed() {
+        if !self.dense.is_empty() || !self.dense_allowed {
             return;
         }
         let bytes = bitset.points() * std::mem::size_of::<Stamp>();
@@ -624,7 +639,7 @@ impl<T: Tuple> FactMap<T> {
     /// Builds a bitset of the facts if the box of their values takes at most half the
     /// tables' bytes ([`BITSET_BUDGET_SHARE`]); or a wider one, once facts outside the box
     /// are held. A bitset pays off once the tables outgrow the cache (`large_from_bytes`
-    /// bytes of facts, [`crate::program::large_from_bytes`]), and is built from a
+    /// bytes of facts, [`Storage::large_from_bytes`]), and is built from a
     /// sixteenth of that ([`BITSET_FROM_SHARE`]): a build reads every fact twice, fewer
     /// facts then, and the bits of later ones are set as they arrive. Tries again only
     /// once the map has doubled since it last tried and the budget has room for the box

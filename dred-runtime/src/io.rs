@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use crate::maintain::{check_input_relation, Batch};
+use crate::batch::{check_input_relation, Batch};
 use crate::program::Program;
 use crate::text::TextError;
 

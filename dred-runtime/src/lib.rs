@@ -11,9 +11,11 @@
 
 #![warn(missing_docs)]
 
+pub mod batch;
 mod bitset;
 pub mod closure;
 pub mod explain;
+mod fact;
 mod fact_map;
 pub mod io;
 pub mod maintain;
@@ -21,10 +23,13 @@ pub mod oracle;
 pub mod program;
 pub mod relation;
 pub mod report;
+pub mod settings;
+pub mod strategy;
 pub mod text;
 
+pub use batch::Batch;
 pub use explain::{Explainer, Justification, NotDerived, Proof};
-pub use maintain::{Batch, Mismatch, Strategy};
+pub use maintain::Mismatch;
 pub use program::{
     Admit, AtomInfo, Bookkeeping, DerivationSample, Fact, FactSets, HasRelation, InputFact,
     Program, Record, RelationInfo, RuleInfo, TermInfo, Work,
@@ -34,4 +39,6 @@ pub use relation::{
     Room, Stamp, StampedRows, Tuple, UNSTAMPED,
 };
 pub use report::{Phase, Round, Trace, UpdateReport, Witness};
+pub use settings::{HeldJoins, Settings};
+pub use strategy::Strategy;
 pub use text::{GroundFact, TextError};

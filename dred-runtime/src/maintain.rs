@@ -7,115 +7,13 @@
 
 use std::time::{Duration, Instant};
 
-use crate::program::{
-    Admit, Bookkeeping, DerivationSample, Fact, FactSets, InputFact, Program, Work,
-};
+use crate::batch::Batch;
+use crate::program::{Admit, Bookkeeping, DerivationSample, Fact, FactSets, Program, Work};
 use crate::relation::Stamp;
 use crate::report::{Phase, Round, Trace, UpdateReport, Witness};
-use crate::text::{FieldError, GroundFact, TextError};
-
-/// An update batch of input facts: deletions first, then insertions.
-///
-/// Only facts of input relations can be added (by type), so a typed batch is always valid.
-/// The `dred` crate's documentation shows batches in use.
-#[derive(Debug, Clone)]
-pub struct Batch<F> {
-    deletions: F,
-    insertions: F,
-}
-
-impl<F: FactSets> Default for Batch<F> {
-    fn default() -> Self {
-        Batch {
-            deletions: F::default(),
-            insertions: F::default(),
-        }
-    }
-}
-
-impl<F: FactSets> Batch<F> {
-    /// An empty batch.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Also delete `fact` (a no-op if it does not hold).
-    pub fn delete(mut self, fact: impl InputFact<F>) -> Self {
-        fact.add_to(&mut self.deletions);
-        self
-    }
-
-    /// Also insert `fact` (a no-op if it holds and is not deleted by this batch).
-    pub fn insert(mut self, fact: impl InputFact<F>) -> Self {
-        fact.add_to(&mut self.insertions);
-        self
-    }
-
-    /// Also delete every fact of `facts`.
-    pub fn delete_all<I: InputFact<F>>(mut self, facts: impl IntoIterator<Item = I>) -> Self {
-        facts
-            .into_iter()
-            .for_each(|f| f.add_to(&mut self.deletions));
-        self
-    }
-
-    /// Also insert every fact of `facts`.
-    pub fn insert_all<I: InputFact<F>>(mut self, facts: impl IntoIterator<Item = I>) -> Self {
-        facts
-            .into_iter()
-            .for_each(|f| f.add_to(&mut self.insertions));
-        self
-    }
-
-    /// A batch inserting `insertions`.
-    pub(crate) fn inserting(insertions: F) -> Self {
-        Batch {
-            deletions: F::default(),
-            insertions,
-        }
-    }
-
-    /// The facts to delete, as given.
-    pub fn deletions(&self) -> &F {
-        &self.deletions
-    }
-
-    /// The facts to insert, as given.
-    pub fn insertions(&self) -> &F {
-        &self.insertions
-    }
-
-    /// Adds an untyped fact (`relation`, one text value per column) to the deletions
-    /// (`insert == false`) or insertions, after checking that the relation exists, is an
-    /// input relation, has that arity, and that each value parses as its column's type.
-    pub fn add_text<P: Program<Facts = F>>(
-        &mut self,
-        insert: bool,
-        relation: &str,
-        values: &[&str],
-    ) -> Result<(), FieldError> {
-        check_input_relation::<P>(relation).map_err(|e| FieldError {
-            field: None,
-            message: e.message,
-        })?;
-        let target = if insert {
-            &mut self.insertions
-        } else {
-            &mut self.deletions
-        };
-        target.insert_text(relation, values)
-    }
-}
-
-pub(crate) fn check_input_relation<P: Program>(relation: &str) -> Result<(), TextError> {
-    match P::RELATIONS.iter().find(|r| r.name == relation) {
-        Some(info) if info.input => Ok(()),
-        Some(_) => Err(TextError::new(format!(
-            "`{relation}` is a derived relation; only input relations can be updated"
-        ))),
-        None => Err(TextError::new(format!("no relation named `{relation}`"))),
-    }
-}
+use crate::settings::Settings;
+use crate::strategy::Strategy;
+use crate::text::GroundFact;
 
 /// Builds a program's least model over `inputs` by semi-naive insertion from the empty
 /// model: round 1 is the inputs together with the program's constant facts.
@@ -123,7 +21,17 @@ pub fn materialize<P: Program>(
     inputs: Batch<P::Facts>,
     trace: Trace,
 ) -> (P, UpdateReport<P::Facts>) {
-    materialize_into(P::empty(), inputs, trace)
+    materialize_with_settings(inputs, Settings::default(), trace)
+}
+
+/// [`materialize`] into a program that runs with `settings`, now and through its
+/// recomputes.
+pub fn materialize_with_settings<P: Program>(
+    inputs: Batch<P::Facts>,
+    settings: Settings,
+    trace: Trace,
+) -> (P, UpdateReport<P::Facts>) {
+    materialize_into(P::empty(settings), inputs, trace)
 }
 
 /// [`materialize`] into `program`, an empty program (with room reserved, see
@@ -160,7 +68,7 @@ fn materialize_into<P: Program>(
 
 /// Sets [`Bookkeeping::reachability`] for a program just materialized.
 fn decide_reachability<P: Program>(program: &mut P) {
-    let reachability = crate::closure::reachability_allowed() && program.closures_dense();
+    let reachability = program.bookkeeping().settings.reachability() && program.closures_dense();
     program.bookkeeping_mut().reachability = reachability;
 }
 
@@ -189,40 +97,6 @@ fn sample_derivations<P: Program>(program: &mut P) {
         multiply_derived: multiply_derived as u32,
         ..DerivationSample::default()
     };
-}
-
-/// How an update withdraws what a deletion took away. Every strategy leaves exactly the
-/// same facts (the least model); they differ in the work done and in what the report tells.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Strategy {
-    /// The seed's delete-and-rederive rounds, exactly: over-delete everything that used a
-    /// deleted fact, then rederive what still has a proof.
-    #[default]
-    DRed,
-    /// Alternative proofs: before a fact's deletion propagates, look for another rule
-    /// instance whose body facts are not under deletion and are older than the fact (their
-    /// stamps are smaller, so no cycle can vouch for itself); only facts without one lose
-    /// their support and propagate. The unsupported facts are then rederived as in DRed.
-    ///
-    /// A *closure relation* (the transitive closure of an input relation, and nothing else:
-    /// see [`Program::closure_losses`]) over a graph dense enough is kept by reachability
-    /// instead ([`crate::closure`]): what a deletion takes from it is read off the graph's
-    /// strongly connected components before and after, and joins with the rest of round 1.
-    /// Its facts are never checked, so their rounds need not lengthen with the shortest
-    /// paths a deletion lengthens.
-    AltProof,
-    /// Rematerialize from the input facts after the batch.
-    Recompute,
-    /// Per update: [`Strategy::Recompute`] when the net deletion is a large share of the
-    /// input facts; otherwise [`Strategy::DRed`] when nearly every derived fact has one
-    /// derivation (a sample says so, taken at materialization and again once updates have
-    /// changed an eighth of the model, see [`DerivationSample`]: then DRed over-deletes
-    /// little more than is really gone, and alternative proofs would check every fact they
-    /// then withdraw), else [`Strategy::AltProof`]. Either is guarded: once it has cost
-    /// more than a fraction of what rematerializing would, its joins stop where they are
-    /// (what it changed is discarded with the derived relations) and it rematerializes.
-    /// The report says which ran and why.
-    Auto,
 }
 
 /// [`Strategy::Auto`] chooses DRed when at most 1/`MULTIPLY_DERIVED_SHARE` of the sampled
@@ -837,8 +711,9 @@ fn recompute<P: Program>(
     // 1.09×; `peak_memory dred 6 10`). A relation that kept its facts dense hands its box
     // and array of stamps over (see `FactMap::reserve_like`).
     let mut measured = *program.bookkeeping();
-    let rooms = std::mem::replace(program, P::empty()).into_rooms();
-    let mut empty = P::empty();
+    let settings = measured.settings;
+    let rooms = std::mem::replace(program, P::empty(settings)).into_rooms();
+    let mut empty = P::empty(settings);
     empty.reserve_rooms(rooms);
     let (fresh, mut rebuilt) = materialize_into(empty, Batch::inserting(inputs), trace);
     *program = fresh;
@@ -1073,7 +948,12 @@ fn witnesses<P: Program>(
 /// are rederived, the alternative-proof strategy checks derived facts whenever one of
 /// their instances loses a fact, and finds their support in input facts only.
 pub fn from_facts_unchecked<P: Program>(facts: &P::Facts) -> P {
-    let mut program = P::empty();
+    from_facts_unchecked_with_settings(facts, Settings::default())
+}
+
+/// [`from_facts_unchecked`] into a program that runs with `settings`.
+pub fn from_facts_unchecked_with_settings<P: Program>(facts: &P::Facts, settings: Settings) -> P {
+    let mut program = P::empty(settings);
     program.insert_facts(facts, crate::UNSTAMPED);
     program.finish_materialization();
     sample_derivations(&mut program);

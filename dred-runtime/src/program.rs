@@ -4,6 +4,7 @@
 use std::time::Instant;
 
 use crate::relation::{claims_support, FactSet, Relation, Room, Stamp, Tuple, UNSTAMPED};
+use crate::settings::Settings;
 use crate::text::{FieldError, GroundFact, TextError};
 
 /// Which heads a join may emit; chosen by the phase that runs it.
@@ -219,81 +220,13 @@ pub const HELD_BATCH: usize = 32;
 /// How many heads [`admit_all`] tests at a time.
 pub const ADMIT_BATCH: usize = 32;
 
-/// From how many bytes of facts a relation's heads are tested in batches ([`admit_all`]);
-/// from a sixteenth of it, a relation may keep a bitset that its membership tests read
-/// ([`Relation::with_bitset`]). Below, its fact table stays in the cache, the lookups do
-/// not miss, and a batch only adds work (non-linear closure from scratch, 0.3 M facts:
-/// +41% instructions batched).
-pub const ADMIT_BATCHES_FROM_BYTES: usize = 8 << 20;
-
-thread_local! {
-    static ADMIT_BATCHES_FROM: std::cell::Cell<usize> =
-        const { std::cell::Cell::new(ADMIT_BATCHES_FROM_BYTES) };
-}
-
 /// Whether a join tests the heads it derives into `held` in batches ([`admit_all`]) or
-/// one by one: in batches once the relation's facts no longer fit in the cache
-/// ([`ADMIT_BATCHES_FROM_BYTES`], unless a test set another size with
-/// [`set_admit_batches_from`]).
+/// one by one: in batches once the relation's facts no longer fit in the cache (its
+/// [`Storage::large_from_bytes`](crate::settings::Storage)).
 #[doc(hidden)]
 #[inline]
 pub fn admits_in_batches<T: Tuple, X>(held: &Relation<T, X>) -> bool {
-    held.len() * std::mem::size_of::<(T, Stamp)>() >= large_from_bytes()
-}
-
-/// From how many bytes of facts this thread's relations count as outgrowing the cache:
-/// their heads are tested in batches; from a sixteenth of it they may keep a bitset
-/// ([`Relation::with_bitset`]).
-pub(crate) fn large_from_bytes() -> usize {
-    ADMIT_BATCHES_FROM.with(|b| b.get())
-}
-
-/// Sets from how many bytes of facts this thread's joins test heads in batches, and its
-/// relations may keep a bitset ([`Relation::with_bitset`]); returns the previous size.
-/// Tests use 0, so that small programs take the batched path and keep bitsets too.
-#[doc(hidden)]
-pub fn set_admit_batches_from(bytes: usize) -> usize {
-    ADMIT_BATCHES_FROM.with(|cell| cell.replace(bytes))
-}
-
-/// The share of a relation's facts past which the ghosts that DRed's removals leave in
-/// its fact table are purged (see `fact_map`): an eighth, as for retired facts
-/// ([`Relation::settle`]).
-pub const GHOSTS_PURGED_PAST_SHARE: usize = 8;
-
-thread_local! {
-    static GHOST_SHARE: std::cell::Cell<usize> = const { std::cell::Cell::new(GHOSTS_PURGED_PAST_SHARE) };
-}
-
-/// This thread's [`GHOSTS_PURGED_PAST_SHARE`], or 0 if a test set ghosts to be purged
-/// only when a table must grow or shrink, or its bitset be rebuilt.
-pub(crate) fn ghost_share() -> usize {
-    GHOST_SHARE.with(std::cell::Cell::get)
-}
-
-/// Sets past which share of a relation's facts this thread purges ghosts (0: only when
-/// a table must grow or shrink, or its bitset be rebuilt); returns the previous share.
-/// Tests use 0, so that ghosts outlive the updates that leave them.
-#[doc(hidden)]
-pub fn set_ghost_share(share: usize) -> usize {
-    GHOST_SHARE.with(|cell| cell.replace(share))
-}
-
-thread_local! {
-    static DENSE_ALLOWED: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
-}
-
-/// Whether this thread's relations may keep their facts dense (see
-/// [`Relation::with_facts_from_columns`]).
-pub(crate) fn dense_allowed() -> bool {
-    DENSE_ALLOWED.with(std::cell::Cell::get)
-}
-
-/// Sets whether this thread's relations may keep their facts dense; returns the previous
-/// setting. Tests turn it off, so that bitsets beside tables of facts meet updates too.
-#[doc(hidden)]
-pub fn set_dense_allowed(allowed: bool) -> bool {
-    DENSE_ALLOWED.with(|cell| cell.replace(allowed))
+    held.len() * std::mem::size_of::<(T, Stamp)>() >= held.storage().large_from_bytes
 }
 
 /// Under an [`Admit`] other than [`Admit::Held`], adds to `out` the heads of `pending` (up
@@ -514,38 +447,6 @@ pub fn heads_in_range(
     true
 }
 
-/// Which join a loss of support runs for a rule variant that has a head-first one as well
-/// as its body-first one (generated code asks [`held_joins`] once per variant). Both find the
-/// same heads; by default the cheaper is chosen per group of delta facts. Tests force
-/// either, to check that they agree.
-#[doc(hidden)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum HeldJoins {
-    /// Per group of delta facts (and per fact), the join that reads fewer facts.
-    ByCost,
-    /// The head-first join for every delta fact.
-    HeadsFirst,
-    /// The body-first join for every delta fact.
-    BodyFirst,
-}
-
-thread_local! {
-    static HELD_JOINS: std::cell::Cell<HeldJoins> = const { std::cell::Cell::new(HeldJoins::ByCost) };
-}
-
-/// The joins this thread's losses of support run (see [`HeldJoins`]).
-#[doc(hidden)]
-#[inline]
-pub fn held_joins() -> HeldJoins {
-    HELD_JOINS.with(|joins| joins.get())
-}
-
-/// Sets the joins this thread's losses of support run; returns the previous setting.
-#[doc(hidden)]
-pub fn set_held_joins(joins: HeldJoins) -> HeldJoins {
-    HELD_JOINS.with(|cell| cell.replace(joins))
-}
-
 /// One set of facts per relation of a program: the shape of every delta, round and batch.
 ///
 /// Generated per program as a struct with one [`FactSet`] field per relation. Every method
@@ -661,8 +562,10 @@ pub trait Program: Sized {
     /// Every rule, in source order.
     const RULES: &'static [RuleInfo];
 
-    /// All relations empty, indexes ready.
-    fn empty() -> Self;
+    /// All relations empty, indexes ready, running with `settings` (kept in its
+    /// [`Bookkeeping::settings`]; each relation's storage receives
+    /// [`Settings::storage`]).
+    fn empty(settings: Settings) -> Self;
     /// The heads of empty-body rules (facts written in the program).
     fn constant_facts() -> Self::Facts;
     /// Adds every fact of `facts` to its relation, stamped `stamp` (facts that hold keep
@@ -910,12 +813,15 @@ pub struct Bookkeeping {
     /// Whether alternative proofs find what a deletion takes from the closure relations by
     /// reachability ([`Program::closure_losses`]) rather than by checking their facts'
     /// support. Decided at each materialization ([`Program::closures_dense`], unless
-    /// [`crate::closure::set_reachability_allowed`] said no) and kept until the next: a
+    /// [`Settings::with_reachability`] said no) and kept until the next: a
     /// fact kept by reachability keeps its stamp when the shorter path that stamp stood for
     /// goes, so the stamps of these relations no longer vouch for a proof, and their rules
     /// never join under [`Admit::Held`] while this holds. It is the maintainer's to set:
     /// cleared by hand after such an update, stale stamps would vouch for facts.
     pub reachability: bool,
+    /// How the program stores its facts and runs its joins, chosen when it was built and
+    /// kept through its recomputes.
+    pub settings: Settings,
 }
 
 /// How many of a sample of derived facts have a second derivation, and how much updates

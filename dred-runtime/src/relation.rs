@@ -1,19 +1,15 @@
 //! One relation: a membership set plus the hash indexes its program's join plans asked for.
 
 use std::borrow::Cow;
-use std::collections::{HashMap, HashSet};
-use std::hash::{BuildHasher, BuildHasherDefault, Hash, Hasher};
+use std::collections::HashMap;
+use std::hash::{BuildHasher, BuildHasherDefault, Hash};
 use std::sync::OnceLock;
 
 use hashbrown::hash_table::HashTable;
 
+pub use crate::fact::{claims_support, FactHasher, FactSet, Stamp, Tuple, UNSTAMPED};
 use crate::fact_map::FactMap;
-
-/// What a column value or a fact must offer to live in a relation.
-///
-/// Blanket-implemented: any `Clone + Eq + Hash + Ord + Debug` type qualifies.
-pub trait Tuple: Clone + Eq + Hash + Ord + std::fmt::Debug + 'static {}
-impl<T: Clone + Eq + Hash + Ord + std::fmt::Debug + 'static> Tuple for T {}
+use crate::settings::Storage;
 
 /// The room a relation's facts took ([`Relation::into_room`]): what a recompute reserves
 /// for them before they are derived anew.
@@ -24,90 +20,6 @@ pub struct Room {
     dense: Option<(crate::bitset::Bitset, Vec<Stamp>)>,
 }
 
-/// A set of facts of one relation (a delta, a round, an update batch).
-pub type FactSet<T> = HashSet<T, BuildHasherDefault<FactHasher>>;
-
-/// When a fact was derived: a value of the program's clock, which advances by one per
-/// round of every phase that adds facts (and stops at `Stamp::MAX`).
-///
-/// Invariant: every derived fact that [claims support](claims_support) has a rule instance
-/// whose derived body facts hold with smaller stamps (its *support*): a round only derives
-/// from facts of earlier rounds, and the alternative-proof strategy raises a fact's stamp
-/// only to a level where it has a support. That strategy relies on it twice: a fact with a
-/// support is well founded (induction on stamps), and a fact needs checking only when it
-/// loses, or sees raised, a body fact of an instance whose derived facts were all older
-/// than itself. Facts that claim nothing are checked whenever any of their body facts
-/// changes.
-pub type Stamp = u32;
-
-/// Whether a fact stamped `stamp` claims a support: all do but [`UNSTAMPED`] ones and
-/// those derived after the clock stopped at `Stamp::MAX`.
-#[inline]
-pub fn claims_support(stamp: Stamp) -> bool {
-    stamp != UNSTAMPED && stamp != Stamp::MAX
-}
-
-/// The stamp of facts loaded without derivation ([`crate::maintain::from_facts_unchecked`]): no
-/// claim of support, and older than every derived fact, so every derived fact may count
-/// on it (the clock's first round is 1).
-pub const UNSTAMPED: Stamp = 0;
-
-/// The hasher of fact sets, fact maps and index keys ([`key_hash`]): facts are short
-/// tuples of small values, hashed in the inner loop of every join, so the hash is one
-/// rotate-xor-multiply per word (the scheme of rustc's FxHasher), rotated at the end so
-/// that the well-mixed high bits reach the bucket index. A program's facts are not
-/// adversarial keys, so flooding resistance is not needed (a fixed-seed hash has none
-/// anyway). Measured with `benches/examples/profile.rs` (best of 5), against ahash: for
-/// facts, non-linear TC 2.32 s → 1.63 s, linear TC 2.31 s → 1.73 s; for index keys as
-/// well, instructions from scratch (callgrind): same-generation -6.7% (its index builds
-/// -12%), linear chain and cycle -4.3%, linear random -4.2%, Andersen -1.0%.
-#[derive(Default, Clone, Copy)]
-pub struct FactHasher(u64);
-
-impl FactHasher {
-    #[inline]
-    fn add(&mut self, word: u64) {
-        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-}
-
-impl Hasher for FactHasher {
-    #[inline]
-    fn finish(&self) -> u64 {
-        self.0.rotate_left(26)
-    }
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for chunk in &mut chunks {
-            self.add(u64::from_le_bytes(chunk.try_into().expect("8 bytes")));
-        }
-        for &byte in chunks.remainder() {
-            self.add(u64::from(byte));
-        }
-    }
-    #[inline]
-    fn write_u8(&mut self, n: u8) {
-        self.add(u64::from(n));
-    }
-    #[inline]
-    fn write_u16(&mut self, n: u16) {
-        self.add(u64::from(n));
-    }
-    #[inline]
-    fn write_u32(&mut self, n: u32) {
-        self.add(u64::from(n));
-    }
-    #[inline]
-    fn write_u64(&mut self, n: u64) {
-        self.add(n);
-    }
-    #[inline]
-    fn write_usize(&mut self, n: usize) {
-        self.add(n as u64);
-    }
-}
-
 /// Hashes an index key: a tuple of references to the key columns, e.g. `(&x, &"a")`.
 ///
 /// Index buckets are addressed by this hash rather than by an owned key, so a probe never
@@ -116,36 +28,6 @@ impl Hasher for FactHasher {
 #[inline]
 pub fn key_hash<K: Hash + ?Sized>(key: &K) -> u64 {
     BuildHasherDefault::<FactHasher>::default().hash_one(key)
-}
-
-/// How many delta facts a grouped delta join sorts by key at a time (generated joins walk
-/// a delta in such chunks, each sorted and grouped on its own, asking [`delta_chunk`]). A
-/// sorted copy of a whole delta beside its keys is two words a fact, and it was live with
-/// a materialization's largest round, at the memory peak: from scratch, non-linear
-/// closure's chain peaked at 21.2 MiB with it and 17.4 MiB in chunks, non-linear random
-/// 18.4 and 17.7, Andersen 17.9 and 17.1 (max resident set of
-/// `benches/examples/profile.rs`). A chunk that fits the cache also sorts faster (those
-/// three 0-5% quicker). A key's facts split over chunks walk its bucket once per chunk:
-/// few rows beside a round's.
-pub const DELTA_CHUNK: usize = 1 << 14;
-
-thread_local! {
-    static CHUNK: std::cell::Cell<usize> = const { std::cell::Cell::new(DELTA_CHUNK) };
-}
-
-/// The chunk size of this thread's grouped delta joins: [`DELTA_CHUNK`] unless a test
-/// set another with [`set_delta_chunk`].
-#[doc(hidden)]
-#[inline]
-pub fn delta_chunk() -> usize {
-    CHUNK.with(std::cell::Cell::get)
-}
-
-/// Sets this thread's grouped delta joins' chunk size (at least 1); returns the previous
-/// one. Tests use tiny chunks so that groups split over chunks on small inputs.
-#[doc(hidden)]
-pub fn set_delta_chunk(chunk: usize) -> usize {
-    CHUNK.with(|cell| cell.replace(chunk.max(1)))
 }
 
 /// The runs of equal keys of a slice sorted by key, in order: how a delta join walks its
@@ -984,6 +866,8 @@ pub struct Relation<T, I = ()> {
     /// How many batches [`Relation::insert_all`] has begun: the batch a fact inserted now
     /// belongs to.
     batch: u64,
+    /// The settings its storage received from its program ([`Relation::with_storage`]).
+    storage: Storage,
 }
 
 impl<T: Tuple> Relation<T> {
@@ -1008,12 +892,26 @@ impl<T: Tuple, I> Relation<T, I> {
             dead: FactSet::default(),
             risen: HashMap::default(),
             batch: 0,
+            storage: Storage::default(),
         }
+    }
+
+    /// The relation with `storage` settings (see [`crate::settings::Settings`]) instead of
+    /// the defaults; for a relation that holds no fact yet.
+    pub fn with_storage(mut self, storage: Storage) -> Self {
+        self.storage = storage;
+        self.facts.set_storage(storage);
+        self
+    }
+
+    /// The settings the relation's storage runs with.
+    pub fn storage(&self) -> &Storage {
+        &self.storage
     }
 
     /// Lets the relation keep a bitset of its facts over the box of their columns' values,
     /// when that box is small beside the fact table, from a sixteenth of the size at which
-    /// the table outgrows the cache ([`crate::program::ADMIT_BATCHES_FROM_BYTES`]):
+    /// the table outgrows the cache ([`crate::settings::Storage::large_from_bytes`]):
     /// [`Relation::contains`] then reads one bit, not a table that misses the cache.
     /// `datalog!` asks for it on relations whose columns are all integers, chars or bools.
     ///
@@ -1318,8 +1216,7 @@ impl<T: Tuple, I: IndexSet<T>> Relation<T, I> {
     /// sizes, and a deletion can leave a small part of it.
     pub fn finish_materialization(&mut self) {
         self.shrink_if_sparse();
-        self.facts
-            .consider_bitset(crate::program::large_from_bytes());
+        self.facts.consider_bitset(self.storage.large_from_bytes);
         let source = IndexSource {
             held: &self.facts,
             dead: &self.dead,
@@ -1364,8 +1261,7 @@ impl<T: Tuple, I: IndexSet<T>> Relation<T, I> {
     /// Adds every fact of `facts` stamped `stamp` (those already present are skipped), as a
     /// new batch (see [`Relation::probe_before_latest`]), even if `facts` is empty.
     pub fn insert_all(&mut self, facts: &FactSet<T>, stamp: Stamp) {
-        self.facts
-            .consider_bitset(crate::program::large_from_bytes());
+        self.facts.consider_bitset(self.storage.large_from_bytes);
         self.batch += 1;
         self.facts.reserve(facts.len());
         let mut revived_facts = Vec::new();
@@ -1615,10 +1511,12 @@ mod tests {
 
     #[test]
     fn an_index_built_from_the_bitset_has_the_buckets_of_one_built_from_the_table() {
-        let previous = (
-            crate::program::set_admit_batches_from(0),
-            crate::program::set_ghost_share(0),
-        );
+        // Every relation counts as large, and keeps its ghosts.
+        let storage = Storage {
+            large_from_bytes: 0,
+            ghost_share: 0,
+            dense: true,
+        };
         let facts: FactSet<(u32, u32)> = (0..400u32).map(|i| (i * 7 % 23, i * 13 % 41)).collect();
         let gone: FactSet<(u32, u32)> = facts.iter().copied().filter(|f| f.1 % 5 == 0).collect();
         // A fact outside the box (its first column wider than any before, and the wider
@@ -1626,9 +1524,11 @@ mod tests {
         // built from the table. Removed facts are ghosts: in the table, their bits clear.
         for outside in [None, Some((1000, 1))] {
             for removed in [false, true] {
-                let mut table = pairs();
+                let mut table = pairs().with_storage(storage);
                 let mut in_order: Relation<_, (Index<_, ByFirstInOrder>,)> =
-                    Relation::with_indexes((Index::new(),)).with_bitset();
+                    Relation::with_indexes((Index::new(),))
+                        .with_storage(storage)
+                        .with_bitset();
                 table.insert_all(&facts, 1);
                 in_order.insert_all(&facts, 1);
                 // A relation considers a bitset as a batch begins.
@@ -1669,8 +1569,6 @@ mod tests {
                 }
             }
         }
-        crate::program::set_admit_batches_from(previous.0);
-        crate::program::set_ghost_share(previous.1);
     }
 
     by_first_but!(

@@ -3,8 +3,8 @@
 use std::fmt;
 use std::time::Duration;
 
-use crate::maintain::Strategy;
 use crate::program::FactSets;
+use crate::strategy::Strategy;
 
 /// How much of each round an update keeps in its report.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
