@@ -10,10 +10,13 @@
 #      the recompute guard's bound in back-to-back pairs of Auto and Recompute, and the
 #      from-scratch times again with dred, ascent and datafrog in rotation;
 #   3. peak memory, one process per engine and workload;
-#   4. the report (BENCHMARKS.md) from the results of 1-3.
+#   4. the build cost of generated code: the same N-rule program for dred, ascent and
+#      crepe, built alone in debug and release (GNU time: apt-get install time);
+#   5. the report (BENCHMARKS.md) from the results of 1-4.
 # Shorter runs: DRED_DD_SIZES=1,10 DRED_DD_REPS=3 DRED_SOAK=3 DRED_GUARD_PAIRS=3 bash benches/run.sh
 # (differential-dataflow's batch sizes and repetitions, dred's memory soak, the guard's
-# pairs; DRED_RECOMPUTE_REPS sets the peers' recompute repetitions, DRED_ROTATIONS the
+# pairs, DRED_COMPILE_SIZES the compile-time benchmark's program sizes (10,100,300);
+# DRED_RECOMPUTE_REPS sets the peers' recompute repetitions, DRED_ROTATIONS the
 # rounds of the rotation); the report states the values used.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -43,5 +46,6 @@ for program in full query; do
   echo "forest-$program $(./target/release/peak_memory "forest-$program" 0 0)" >> "$out/memory.txt"
 done
 
+./target/release/compile_time > /dev/null
 ./target/release/report > BENCHMARKS.md
 echo "BENCHMARKS.md regenerated"

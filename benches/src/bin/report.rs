@@ -802,9 +802,27 @@ fn main() {
         );
     }
     query_section(&mut out, &median, &memory);
+    compile_time_section(&mut out);
     verdicts.sort_by_key(|v| v.target);
     out.insert_str(targets_at, &targets_section(&verdicts));
     print!("{out}");
+}
+
+/// The build cost of generated code, from `target/dred-bench/compile_time.md`
+/// (`src/bin/compile_time.rs`), if that ran.
+fn compile_time_section(out: &mut String) {
+    let Ok(table) = std::fs::read_to_string("target/dred-bench/compile_time.md") else {
+        return;
+    };
+    let _ = writeln!(
+        out,
+        "\n## Compile time of generated code\n\n\
+         The same program of N rules (`L1(x, y) <- Base(x, y)`; each `L(i+1)` extends `L(i)` by \
+         one `Base` edge, every tenth by two; the last feeds `L1`) written for dred, ascent and \
+         crepe, each binary built alone with its dependencies already built and incremental \
+         compilation off; wall time, and rustc's peak resident memory (`src/bin/compile_time.rs`).\n"
+    );
+    out.push_str(&table);
 }
 
 /// The recompute guard's bound from `target/dred-bench/guard.jsonl` (`src/bin/guard.rs`).
