@@ -29,6 +29,10 @@ pub fn check(items: Vec<Item>, errors: &mut Errors) -> Option<ir::Program> {
     let mut relations: Vec<ir::Relation> = Vec::new();
     let mut rules = Vec::new();
     let mut queries = Vec::new();
+    // Where a missing program declaration is reported: the first item, if there is one.
+    // An item that did not parse may have been the declaration: then no error of its own.
+    let first_item = items.first().map(Item::span);
+    let unparsed_items = !errors.is_empty();
 
     for item in items {
         match item {
@@ -61,10 +65,12 @@ pub fn check(items: Vec<Item>, errors: &mut Errors) -> Option<ir::Program> {
     }
 
     let Some(program) = program else {
-        errors.push(
-            Span::call_site(),
-            "missing program name: declare the program type first, e.g. `pub struct Reachability;`",
-        );
+        if !unparsed_items {
+            errors.push(
+                first_item.unwrap_or_else(Span::call_site),
+                "missing program name: declare the program type first, e.g. `pub struct Reachability;`",
+            );
+        }
         return None;
     };
     if let Some(clash) = relations.iter().find(|r| r.name == program.name) {
@@ -315,10 +321,10 @@ impl RuleChecker<'_> {
                 Term::Var(name) => ir::QueryArg::Param(name.clone()),
                 Term::Const(constant) => {
                     check_constant(constant, column, errors);
-                    ir::QueryArg::Const(ir::Const {
+                    ir::QueryArg::Const(Box::new(ir::Const {
                         expr: constant.expr.clone(),
                         text: canonical_text(&constant.kind),
-                    })
+                    }))
                 }
                 Term::Invalid { span, kind } => {
                     errors.push(*span, invalid_term_message(*kind));
@@ -394,10 +400,10 @@ impl RuleChecker<'_> {
                 }
                 Term::Const(constant) => {
                     check_constant(constant, column, errors);
-                    ir::Term::Const(ir::Const {
+                    ir::Term::Const(Box::new(ir::Const {
                         expr: constant.expr.clone(),
                         text: canonical_text(&constant.kind),
-                    })
+                    }))
                 }
                 Term::Var(ident) => {
                     let name = ident.to_string();

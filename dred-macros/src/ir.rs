@@ -28,7 +28,7 @@ pub struct Query {
 
 pub enum QueryArg {
     /// Bound at compile time.
-    Const(Const),
+    Const(Box<Const>),
     /// Bound at run time (named by the user).
     Param(Ident),
     /// Free: `_`.
@@ -48,7 +48,7 @@ pub struct Answers {
 }
 
 pub enum AnswerColumn {
-    Const(Const),
+    Const(Box<Const>),
     /// Equal to this column of the ask relation.
     Param(usize),
     Free,
@@ -114,7 +114,7 @@ pub struct Atom {
 pub enum Term {
     Var(usize),
     Wildcard,
-    Const(Const),
+    Const(Box<Const>),
 }
 
 #[derive(Clone)]

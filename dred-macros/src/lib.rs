@@ -11,6 +11,8 @@ use proc_macro2::Span;
 
 mod check;
 mod codegen;
+#[cfg(test)]
+mod fuzz;
 mod ir;
 mod magic;
 mod plan;
@@ -21,8 +23,16 @@ mod syntax;
 /// See the `dred` crate documentation for the language and the generated API.
 #[proc_macro]
 pub fn datalog(input: TokenStream) -> TokenStream {
+    expand(input.into())
+        .unwrap_or_else(|error| error.to_compile_error())
+        .into()
+}
+
+/// The whole expansion, on `proc_macro2` tokens so that tests can run it in-process: the
+/// generated code, or every mistake of the program (combined into one error).
+fn expand(input: proc_macro2::TokenStream) -> Result<proc_macro2::TokenStream, syn::Error> {
     let mut errors = Errors::default();
-    let items = syntax::parse(input.into(), &mut errors);
+    let items = syntax::parse(input, &mut errors);
     let program = check::check(items, &mut errors);
     match (program, errors.into_error()) {
         (Some(program), None) => {
@@ -31,9 +41,9 @@ pub fn datalog(input: TokenStream) -> TokenStream {
                 let rewritten = magic::rewrite(&program, query);
                 out.extend(codegen::generate(&rewritten, &plan::plan(&rewritten)));
             }
-            out.into()
+            Ok(out)
         }
-        (_, Some(error)) => error.to_compile_error().into(),
+        (_, Some(error)) => Err(error),
         (None, None) => unreachable!("check returns no program only with errors"),
     }
 }

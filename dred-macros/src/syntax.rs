@@ -3,7 +3,7 @@
 //! Items are split at top-level `;` and parsed one by one, and a rule's body literals one
 //! by one, so one malformed item or literal costs one error and the rest is still checked.
 
-use proc_macro2::{Delimiter, Span, TokenStream, TokenTree};
+use proc_macro2::{Delimiter, Group, Span, TokenStream, TokenTree};
 use quote::ToTokens;
 use syn::parse::{ParseStream, Parser};
 use syn::punctuated::Punctuated;
@@ -22,6 +22,19 @@ pub enum Item {
     Rule(Rule),
     /// `@query FromA = Reach("a", _);`: a demand-driven program for one query.
     Query(QueryDecl),
+}
+
+impl Item {
+    /// Where the item names something: its program, relation or query name, or its head's
+    /// relation.
+    pub fn span(&self) -> Span {
+        match self {
+            Item::Program(program) => program.name.span(),
+            Item::Relation(relation) => relation.name.span(),
+            Item::Rule(rule) => rule.head.relation.span(),
+            Item::Query(query) => query.name.span(),
+        }
+    }
 }
 
 pub struct QueryDecl {
@@ -138,15 +151,14 @@ impl Constant {
 /// Parses the whole macro input into items, recording every syntax error.
 pub fn parse(input: TokenStream, errors: &mut Errors) -> Vec<Item> {
     let mut items = Vec::new();
-    for (chunk, terminated) in split_top_level(input, ';') {
-        if !terminated {
-            let last = chunk.clone().into_iter().last().map(|t| t.span());
-            errors.push(
-                last.unwrap_or_else(Span::call_site),
-                "expected `;` after this item",
-            );
+    for (chunk, terminator) in split_top_level(input, ';') {
+        let Some(end) = terminator.or_else(|| last_span(&chunk)) else {
+            continue;
+        };
+        if terminator.is_none() {
+            errors.push(end, "expected `;` after this item");
         }
-        match parse_item(chunk) {
+        match parse_item(chunk, end) {
             Ok(item) => items.push(item),
             Err(e) => errors.push_error(e),
         }
@@ -154,25 +166,53 @@ pub fn parse(input: TokenStream, errors: &mut Errors) -> Vec<Item> {
     items
 }
 
-/// Splits at top-level `sep` punctuation; the flag says whether a chunk ended with `sep`.
-fn split_top_level(input: TokenStream, sep: char) -> Vec<(TokenStream, bool)> {
+/// Splits at top-level `sep` punctuation, each chunk beside the span of the `sep` that ended
+/// it (none for a last chunk without one).
+fn split_top_level(input: TokenStream, sep: char) -> Vec<(TokenStream, Option<Span>)> {
     let mut chunks = Vec::new();
     let mut current = Vec::new();
     for tree in input {
         match &tree {
             TokenTree::Punct(p) if p.as_char() == sep => {
-                chunks.push((current.drain(..).collect(), true));
+                chunks.push((current.drain(..).collect(), Some(p.span())));
             }
             _ => current.push(tree),
         }
     }
     if !current.is_empty() {
-        chunks.push((current.into_iter().collect(), false));
+        chunks.push((current.into_iter().collect(), None));
     }
     chunks
 }
 
-fn parse_item(chunk: TokenStream) -> syn::Result<Item> {
+/// The span of the last token of `tokens`, if any.
+fn last_span(tokens: &TokenStream) -> Option<Span> {
+    tokens.clone().into_iter().last().map(|t| t.span())
+}
+
+/// Parses all of `tokens` with `parse`, as `Parser::parse2` does, except that an error at
+/// their end points at `end` (the `;` or `,` after them, or their last token) rather than
+/// at the whole macro call, where syn puts the end of a stream of its own.
+fn parse_before<T>(
+    parse: fn(ParseStream) -> syn::Result<T>,
+    tokens: TokenStream,
+    end: Span,
+) -> syn::Result<T> {
+    let mut group = Group::new(Delimiter::Parenthesis, tokens);
+    group.set_span(end);
+    let scoped = |input: ParseStream| {
+        let content;
+        syn::parenthesized!(content in input);
+        let value = parse(&content)?;
+        if !content.is_empty() {
+            return Err(content.error("unexpected token"));
+        }
+        Ok(value)
+    };
+    scoped.parse2(TokenTree::Group(group).into())
+}
+
+fn parse_item(chunk: TokenStream, end: Span) -> syn::Result<Item> {
     let first = chunk.clone().into_iter().next();
     let is_declaration = match &first {
         Some(TokenTree::Punct(p)) => p.as_char() == '#' || p.as_char() == '@',
@@ -180,9 +220,9 @@ fn parse_item(chunk: TokenStream) -> syn::Result<Item> {
         _ => false,
     };
     if is_declaration {
-        parse_declaration.parse2(chunk)
+        parse_before(parse_declaration, chunk, end)
     } else {
-        parse_rule.parse2(chunk).map(Item::Rule)
+        parse_before(parse_rule, chunk, end).map(Item::Rule)
     }
 }
 
@@ -294,16 +334,17 @@ fn parse_rule(input: ParseStream) -> syn::Result<Rule> {
     if input.peek(Token![=]) || input.peek(Token![<=]) {
         return Err(input.error("expected `<-` between the head and the body"));
     }
-    input.parse::<Token![<-]>()?;
+    let arrow = input.parse::<Token![<-]>()?;
     let rest: TokenStream = input.parse()?;
-    if rest.is_empty() {
-        return Err(input.error(
+    let Some(last) = last_span(&rest) else {
+        return Err(syn::Error::new(
+            arrow.span(),
             "a rule with `<-` needs at least one body atom; a fact is written `Head(..);`",
         ));
-    }
+    };
     let mut failure: Option<syn::Error> = None;
-    for (literal, _) in split_top_level(rest, ',') {
-        match parse_literal.parse2(literal) {
+    for (literal, comma) in split_top_level(rest, ',') {
+        match parse_before(parse_literal, literal, comma.unwrap_or(last)) {
             Ok(l) => body.push(l),
             Err(e) => match &mut failure {
                 Some(f) => f.combine(e),
@@ -383,7 +424,11 @@ fn parse_atom(input: ParseStream) -> syn::Result<Atom> {
         TokenTree::Group(g) if g.delimiter() == Delimiter::Parenthesis => g,
         other => return Err(syn::Error::new(other.span(), "expected `(`")),
     };
-    let exprs = Punctuated::<Expr, Token![,]>::parse_terminated.parse2(group.stream())?;
+    let exprs = parse_before(
+        Punctuated::<Expr, Token![,]>::parse_terminated,
+        group.stream(),
+        group.span_close(),
+    )?;
     Ok(Atom {
         relation,
         args: exprs.into_iter().map(classify_term).collect(),
