@@ -91,6 +91,40 @@ fn an_empty_program_over_empty_inputs_is_empty() {
     nothing.verify().unwrap();
 }
 
+#[allow(non_camel_case_types)] // The relations are named by keywords, as raw identifiers.
+mod raw_names {
+    dred::datalog! {
+        pub struct Keywords;
+        @input pub struct r#struct(pub u32, pub u32);
+        pub struct r#type(pub u32);
+        r#type(r#fn) <- r#struct(r#fn, _);
+    }
+}
+
+/// Raw identifiers are the names the user meant: traces, rule texts, explanations and fact
+/// files print `struct`, not `r#struct`.
+#[test]
+fn raw_identifiers_print_without_their_prefix() {
+    use raw_names::*;
+    let (mut program, _) = Keywords::materialize(Batch::new().insert(r#struct(1, 2)));
+    assert!(program.contains(&r#type(1)));
+    assert_eq!(Keywords::RULES_TEXT, "type(fn) <- struct(fn, _);\n");
+    let report = program.update(Batch::new().delete(r#struct(1, 2)));
+    let trace = report.to_string();
+    assert!(trace.contains("net_delete: struct(1,2)"), "{trace}");
+    assert!(trace.contains("overdelete 2: type(1)"), "{trace}");
+    assert!(!trace.contains("r#"), "{trace}");
+    program.update(Batch::new().insert(r#struct(3, 4)));
+    let proof = program
+        .explain(r#type(3))
+        .expect("type(3) holds")
+        .to_string();
+    assert!(proof.starts_with("type(3) <- struct(3,4)"), "{proof}");
+    let mut tsv = String::new();
+    dred::runtime::Program::write_tsv(&program, "struct", &mut tsv).expect("a relation");
+    assert_eq!(tsv, "3\t4\n");
+}
+
 mod zero_arity {
     dred::datalog! {
         pub struct Flags;

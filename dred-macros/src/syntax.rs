@@ -5,6 +5,7 @@
 
 use proc_macro2::{Delimiter, Group, Span, TokenStream, TokenTree};
 use quote::ToTokens;
+use syn::ext::IdentExt;
 use syn::parse::{ParseStream, Parser};
 use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
@@ -529,11 +530,11 @@ pub fn atom_text(atom: &Atom) -> String {
         .args
         .iter()
         .map(|term| match term {
-            Term::Var(v) => v.to_string(),
+            Term::Var(v) => v.unraw().to_string(),
             Term::Wildcard(_) => "_".to_string(),
             Term::Const(c) => c.expr.to_token_stream().to_string().replace("- ", "-"),
             Term::Invalid { .. } => "?".to_string(),
         })
         .collect();
-    format!("{}({})", atom.relation, args.join(", "))
+    format!("{}({})", atom.relation.unraw(), args.join(", "))
 }

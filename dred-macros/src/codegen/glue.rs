@@ -3,6 +3,7 @@
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
+use syn::ext::IdentExt;
 use syn::Ident;
 
 use super::Context;
@@ -27,7 +28,7 @@ impl Context<'_> {
         let index_set_tys: Vec<TokenStream> =
             (0..relations.len()).map(|r| self.index_set_ty(r)).collect();
         let infos = relations.iter().map(|r| {
-            let name = r.name.to_string();
+            let name = r.name.unraw().to_string();
             let columns = r.columns.iter().map(|c| &c.ty_text);
             let input = r.input;
             quote!(#rt::RelationInfo { name: #name, columns: &[#(#columns),*], input: #input })
@@ -64,7 +65,7 @@ impl Context<'_> {
                 quote!(facts.#name.insert(#head);)
             });
         let tsv_arms = names.iter().map(|name| {
-            let text = name.to_string();
+            let text = name.unraw().to_string();
             quote!(#text => { #rt::program::write_relation_tsv(out, &self.#name); ::std::result::Result::Ok(()) })
         });
         let fire_calls = self
@@ -361,11 +362,11 @@ impl Context<'_> {
 
     pub(super) fn rule_info(&self, rule: &ir::Rule) -> TokenStream {
         let atom_info = |atom: &ir::Atom| {
-            let relation = self.relation(atom.relation).name.to_string();
+            let relation = self.relation(atom.relation).name.unraw().to_string();
             let rt = &self.rt;
             let terms = atom.terms.iter().map(|term| match term {
                 ir::Term::Var(v) => {
-                    let name = rule.vars[*v].to_string();
+                    let name = rule.vars[*v].unraw().to_string();
                     quote!(#rt::TermInfo::Var(#name))
                 }
                 ir::Term::Wildcard => quote!(#rt::TermInfo::Wildcard),

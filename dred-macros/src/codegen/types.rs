@@ -3,6 +3,7 @@
 
 use proc_macro2::TokenStream;
 use quote::quote;
+use syn::ext::IdentExt;
 use syn::{Ident, Index};
 
 use super::Context;
@@ -148,7 +149,7 @@ impl Context<'_> {
         let ir::Relation {
             attrs, vis, name, ..
         } = relation;
-        let name_text = name.to_string();
+        let name_text = name.unraw().to_string();
         let columns = relation.columns.iter().map(|c| {
             let (attrs, vis, ty) = (&c.attrs, &c.vis, &c.ty);
             quote!(#(#attrs)* #vis #ty)
@@ -256,7 +257,7 @@ impl Context<'_> {
             .collect();
         let text_arms = self.program.relations.iter().map(|r| {
             let (name, ty) = (&r.name, self.ty(r));
-            let text = name.to_string();
+            let text = name.unraw().to_string();
             quote! {
                 #text => {
                     self.#name.insert(<#ty as #rt::Record>::parse_text(values)?);
