@@ -79,6 +79,43 @@ pub fn check(items: Vec<Item>, errors: &mut Errors) -> Option<ir::Program> {
             format!("`{}` names both the program and a relation", clash.name),
         );
     }
+    // The names `datalog!` gives what it generates beside a program or a query's program:
+    // a relation or query may not take them.
+    let generated = |owner: &Ident| {
+        [
+            (format!("{owner}Facts"), "fact sets"),
+            (format!("{owner}Fact"), "fact enum"),
+        ]
+    };
+    let owners: Vec<&Ident> = std::iter::once(&program.name)
+        .chain(queries.iter().map(|q| &q.name))
+        .collect();
+    let named = relations
+        .iter()
+        .map(|r| (&r.name, "relation"))
+        .chain(queries.iter().map(|q| (&q.name, "query")));
+    for (name, what) in named {
+        let text = name.to_string();
+        let taken = owners.iter().find_map(|owner| {
+            let (_, of) = generated(owner).into_iter().find(|(g, _)| *g == text)?;
+            Some((owner, of))
+        });
+        let asked = queries.iter().find(|q| format!("{}Ask", q.name) == text);
+        if let Some((owner, of)) = taken {
+            errors.push(
+                name.span(),
+                format!("`{name}` is the name of `{owner}`'s generated {of}; rename this {what}"),
+            );
+        } else if let Some(query) = asked {
+            errors.push(
+                name.span(),
+                format!(
+                    "`{name}` is the name of the input relation that asks query `{}`; rename this {what}",
+                    query.name
+                ),
+            );
+        }
+    }
 
     let by_name: HashMap<String, usize> = relations
         .iter()

@@ -137,9 +137,13 @@ impl<'a> Context<'a> {
     /// The unit struct that lays out index `index` of relation `r` (see
     /// `dred_runtime::IndexLayout`).
     fn layout_name(&self, r: usize, index: usize) -> Ident {
+        // The program's name behind its length: two programs in one module never make the
+        // same name (`A` with `BC`, `AB` with `C`), as a plain concatenation would.
+        let program = self.program.name.to_string();
         format_ident!(
-            "__Dred{}{}Index{}",
-            self.program.name,
+            "__Dred{}{}{}Index{}",
+            program.len(),
+            program,
             self.relation(r).name,
             index
         )
