@@ -159,7 +159,7 @@ fn workspace(root: &Path, repository: &Path, engines: &[(&str, PathBuf)]) -> std
         std::fs::write(
             root.join(engine).join("Cargo.toml"),
             format!(
-                "[package]\nname = \"{engine}\"\nversion = \"0.0.0\"\nedition = \"2021\"\n\
+                "[package]\nname = \"bench-{engine}\"\nversion = \"0.0.0\"\nedition = \"2021\"\n\
                  publish = false\n\n[[bin]]\nname = \"{engine}-program\"\npath = \"src/main.rs\"\n\n\
                  [dependencies]\n{dependency}\n"
             ),
@@ -176,7 +176,8 @@ fn build(root: &Path, engine: &str, release: bool) -> Result<(f64, u64), String>
     command
         .args(["-f", "%e %M", "-o"])
         .arg(&measured)
-        .args(["cargo", "build", "--quiet", "-p", engine])
+        .args(["cargo", "build", "--quiet", "-p"])
+        .arg(format!("bench-{engine}"))
         .current_dir(root)
         .env("CARGO_INCREMENTAL", "0")
         .env_remove("RUSTFLAGS");
