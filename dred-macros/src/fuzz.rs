@@ -12,7 +12,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use proc_macro2::{Delimiter, Group, Ident, Literal, Punct, Spacing, Span, TokenStream, TokenTree};
 
 /// Valid programs that cover the language: inputs, derived relations, constants, facts,
-/// zero-arity relations, repeated variables, wildcards, several column types, queries.
+/// zero-arity relations, repeated variables, wildcards, several column types, queries, raw
+/// identifiers.
 const PROGRAMS: &[&str] = &[
     "pub struct Graph;
      @input pub struct E(pub &'static str, pub &'static str);
@@ -59,6 +60,10 @@ const PROGRAMS: &[&str] = &[
      P(x) <- Seed(x);
      Q(x) <- P(x);
      P(x) <- Q(x);",
+    "pub struct r#struct;
+     @input pub struct r#type(pub u32, pub u32);
+     pub struct r#fn(pub u32);
+     r#fn(r#in) <- r#type(r#in, _);",
 ];
 
 /// A tiny deterministic generator (xorshift), so that a failing case is reproduced by its

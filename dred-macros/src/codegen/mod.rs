@@ -7,6 +7,7 @@
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
+use syn::ext::IdentExt;
 use syn::{Ident, Index};
 
 use crate::ir::{self, TypeClass};
@@ -139,7 +140,7 @@ impl<'a> Context<'a> {
     fn layout_name(&self, r: usize, index: usize) -> Ident {
         // The program's name behind its length: two programs in one module never make the
         // same name (`A` with `BC`, `AB` with `C`), as a plain concatenation would.
-        let program = self.program.name.to_string();
+        let program = self.program.name.unraw().to_string();
         format_ident!(
             "__Dred{}{}{}Index{}",
             program.len(),
