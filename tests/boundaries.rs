@@ -415,7 +415,7 @@ fn facts_of_integer_char_and_bool_columns_are_rebuilt_from_their_bitset_columns(
         let columns = columns_of(&fact);
         assert_eq!(columns.len(), 5);
         assert_eq!(
-            __DredColumnsAIndex0::fact_from_columns(&columns),
+            __Dred7ColumnsAIndex0::fact_from_columns(&columns),
             Some(fact.clone())
         );
         assert_eq!(a.fact_from_columns(&columns), Some(fact));
@@ -437,7 +437,7 @@ fn facts_of_integer_char_and_bool_columns_are_rebuilt_from_their_bitset_columns(
     for fact in b_facts {
         let columns = columns_of(&fact);
         assert_eq!(
-            __DredColumnsBIndex0::fact_from_columns(&columns),
+            __Dred7ColumnsBIndex0::fact_from_columns(&columns),
             Some(fact.clone())
         );
         assert_eq!(b.fact_from_columns(&columns), Some(fact));
@@ -445,14 +445,14 @@ fn facts_of_integer_char_and_bool_columns_are_rebuilt_from_their_bitset_columns(
     // Another arity, or a value no char has, rebuilds nothing.
     let mut wrong = columns_of(&B(1, 1, 1, 1, 1, 1, 'b', true));
     wrong[6] = 0xD800;
-    assert_eq!(__DredColumnsBIndex0::fact_from_columns(&wrong), None);
-    assert_eq!(__DredColumnsBIndex0::fact_from_columns(&wrong[..7]), None);
+    assert_eq!(__Dred7ColumnsBIndex0::fact_from_columns(&wrong), None);
+    assert_eq!(__Dred7ColumnsBIndex0::fact_from_columns(&wrong[..7]), None);
     assert_eq!(b.fact_from_columns(&wrong), None);
     assert_eq!(b.fact_from_columns(&wrong[..7]), None);
     // The indexes these joins probe are keyed by the first column.
     let leads = (
-        __DredColumnsAIndex0::KEY_LEADS,
-        __DredColumnsBIndex0::KEY_LEADS,
+        __Dred7ColumnsAIndex0::KEY_LEADS,
+        __Dred7ColumnsBIndex0::KEY_LEADS,
     );
     assert_eq!(leads, (true, true));
 }
