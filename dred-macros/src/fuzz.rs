@@ -13,7 +13,7 @@ use proc_macro2::{Delimiter, Group, Ident, Literal, Punct, Spacing, Span, TokenS
 
 /// Valid programs that cover the language: inputs, derived relations, constants, facts,
 /// zero-arity relations, repeated variables, wildcards, several column types, queries, raw
-/// identifiers.
+/// identifiers, prelude names, type aliases, documented rules, keys wider than 12 columns.
 const PROGRAMS: &[&str] = &[
     "pub struct Graph;
      @input pub struct E(pub &'static str, pub &'static str);
@@ -64,6 +64,18 @@ const PROGRAMS: &[&str] = &[
      @input pub struct r#type(pub u32, pub u32);
      pub struct r#fn(pub u32);
      r#fn(r#in) <- r#type(r#in, _);",
+    "pub struct Option;
+     @input pub struct Some(pub u32, pub NodeId);
+     @input pub struct Wide(pub u8, pub u8, pub u8, pub u8, pub u8, pub u8, pub u8, pub u8,
+         pub u8, pub u8, pub u8, pub u8, pub u8, pub u8);
+     pub struct None(pub ids::Id, pub ::std::primitive::u32);
+     pub struct Vec(pub u8, pub u8);
+     /// Every edge is a path.
+     None(x, y) <- Some(x, y);
+     /// A path continues along an edge.
+     None(x, z) <- None(x, y), Some(y, z);
+     Vec(a, n) <- Wide(a, b, c, d, e, f, g, h, i, j, k, l, m, n),
+         Wide(n, b, c, d, e, f, g, h, i, j, k, l, m, a);",
 ];
 
 /// A tiny deterministic generator (xorshift), so that a failing case is reproduced by its

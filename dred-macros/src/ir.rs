@@ -15,6 +15,18 @@ pub struct Program {
     pub queries: Vec<Query>,
     /// Set on a program produced by the magic-set rewrite.
     pub answers: Option<Answers>,
+    /// Variables that join columns spelt differently: rustc decides whether the spellings
+    /// name one type (an alias) or the program is wrong.
+    pub type_assertions: Vec<TypeAssertion>,
+}
+
+/// That a variable's column here has the type of its first column: `message`, on
+/// `span`, if not.
+pub struct TypeAssertion {
+    pub here: Type,
+    pub first: Type,
+    pub span: proc_macro2::Span,
+    pub message: String,
 }
 
 /// `@query Name = Relation(args)`.
@@ -100,6 +112,8 @@ pub struct Rule {
     pub body: Vec<Atom>,
     /// The rule as normalized source text.
     pub text: String,
+    /// Its doc comments, joined into one line (empty without).
+    pub doc: String,
     /// Variable names, indexed by `Term::Var`.
     pub vars: Vec<Ident>,
 }

@@ -61,6 +61,8 @@ pub fn rewrite(program: &ir::Program, query: &ir::Query) -> ir::Program {
             columns: answer_columns,
             ask,
         }),
+        // The original program asserts its rules' types; the rewrite copies its columns.
+        type_assertions: Vec::new(),
     }
 }
 
@@ -291,6 +293,8 @@ impl Rewriter<'_> {
             head,
             body,
             text: String::new(),
+            // The rewrite's rules are its own: their text says what they do.
+            doc: String::new(),
             vars,
         };
         rule.text = rule_text(&self.relations, &rule);

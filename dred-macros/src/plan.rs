@@ -183,7 +183,15 @@ fn closures(program: &ir::Program) -> Vec<Closure> {
                 (second, first)
             };
             let edges = closure_base(program, base)?;
-            closure_step(step, relation, edges).then_some(Closure { relation, edges })
+            // The reachability code moves nodes between the two relations' columns: it
+            // needs them spelt alike (two spellings of one type take the general path).
+            let node = &program.relations[relation].columns[0].ty_text;
+            let one_node_type = [relation, edges]
+                .iter()
+                .flat_map(|&r| &program.relations[r].columns)
+                .all(|column| column.ty_text == *node);
+            (one_node_type && closure_step(step, relation, edges))
+                .then_some(Closure { relation, edges })
         })
         .collect()
 }

@@ -23,6 +23,9 @@ pub enum Item {
     Rule(Rule),
     /// `@query FromA = Reach("a", _);`: a demand-driven program for one query.
     Query(QueryDecl),
+    /// A declaration reported as malformed, under the name it declares: uses of that name
+    /// are not reported again as undeclared.
+    Rejected(Ident),
 }
 
 impl Item {
@@ -34,6 +37,7 @@ impl Item {
             Item::Relation(relation) => relation.name.span(),
             Item::Rule(rule) => rule.head.relation.span(),
             Item::Query(query) => query.name.span(),
+            Item::Rejected(name) => name.span(),
         }
     }
 }
@@ -69,6 +73,8 @@ pub struct Column {
 }
 
 pub struct Rule {
+    /// Outer attributes: doc comments document the rule; others are errors.
+    pub attrs: Vec<Attribute>,
     pub head: Atom,
     /// The head was written negated (`!R(..) <- ..`): always an error.
     pub head_negation: Option<Span>,
@@ -156,26 +162,52 @@ pub fn parse(input: TokenStream, errors: &mut Errors) -> Vec<Item> {
         let Some(end) = terminator.or_else(|| last_span(&chunk)) else {
             continue;
         };
-        if terminator.is_none() {
+        // A braced struct ends at its brace, as in Rust: what follows is another item.
+        let braced = matches!(chunk.clone().into_iter().last(), Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Brace);
+        if terminator.is_none() && !braced {
             errors.push(end, "expected `;` after this item");
         }
-        match parse_item(chunk, end) {
+        match parse_item(chunk.clone(), end) {
             Ok(item) => items.push(item),
-            Err(e) => errors.push_error(e),
+            Err(e) => {
+                errors.push_error(e);
+                items.extend(declared_name(chunk).map(Item::Rejected));
+            }
         }
     }
     items
 }
 
+/// The name a declaration that failed to parse declares (`struct Name`), if it has one.
+fn declared_name(chunk: TokenStream) -> Option<Ident> {
+    let mut tokens = chunk.into_iter();
+    tokens.find(|t| matches!(t, TokenTree::Ident(i) if i == "struct"))?;
+    match tokens.next()? {
+        TokenTree::Ident(name) => Some(name),
+        _ => None,
+    }
+}
+
 /// Splits at top-level `sep` punctuation, each chunk beside the span of the `sep` that ended
-/// it (none for a last chunk without one).
+/// it (none for a last chunk without one). Splitting at `;`, a braced struct's `{ .. }`
+/// ends its item too.
 fn split_top_level(input: TokenStream, sep: char) -> Vec<(TokenStream, Option<Span>)> {
     let mut chunks = Vec::new();
-    let mut current = Vec::new();
+    let mut current: Vec<TokenTree> = Vec::new();
     for tree in input {
         match &tree {
             TokenTree::Punct(p) if p.as_char() == sep => {
                 chunks.push((current.drain(..).collect(), Some(p.span())));
+            }
+            TokenTree::Group(g)
+                if sep == ';'
+                    && g.delimiter() == Delimiter::Brace
+                    && current
+                        .iter()
+                        .any(|t| matches!(t, TokenTree::Ident(i) if i == "struct")) =>
+            {
+                current.push(tree);
+                chunks.push((current.drain(..).collect(), None));
             }
             _ => current.push(tree),
         }
@@ -229,6 +261,11 @@ fn parse_item(chunk: TokenStream, end: Span) -> syn::Result<Item> {
 
 fn parse_declaration(input: ParseStream) -> syn::Result<Item> {
     let mut attrs = input.call(Attribute::parse_outer)?;
+    if !(input.peek(Token![@]) || input.peek(Token![pub]) || input.peek(Token![struct])) {
+        let mut rule = parse_rule(input)?;
+        rule.attrs = attrs;
+        return Ok(Item::Rule(rule));
+    }
     let mut marker = None;
     if input.peek(Token![@]) {
         let at: Token![@] = input.parse()?;
@@ -324,6 +361,7 @@ fn parse_rule(input: ParseStream) -> syn::Result<Rule> {
     let mut body = Vec::new();
     if input.is_empty() {
         return Ok(Rule {
+            attrs: Vec::new(),
             head,
             head_negation,
             body,
@@ -356,6 +394,7 @@ fn parse_rule(input: ParseStream) -> syn::Result<Rule> {
     match failure {
         Some(e) => Err(e),
         None => Ok(Rule {
+            attrs: Vec::new(),
             head,
             head_negation,
             body,

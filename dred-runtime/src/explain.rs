@@ -26,6 +26,8 @@ pub enum Justification<T> {
         rule: usize,
         /// The rule as written.
         text: &'static str,
+        /// The rule's doc comments (empty if none).
+        doc: &'static str,
         /// Proofs of the instance's body facts, in the rule's source order.
         body: Vec<Rc<Proof<T>>>,
     },
@@ -64,14 +66,21 @@ impl<T: fmt::Display + Eq + std::hash::Hash + Clone> Proof<T> {
             Justification::Rule { .. } if shown.contains(&self.fact) => {
                 writeln!(f, "{indent}{}  (proven above)", self.fact)
             }
-            Justification::Rule { text, body, .. } => {
+            Justification::Rule {
+                text, doc, body, ..
+            } => {
                 let facts: Vec<String> = body.iter().map(|p| p.fact.to_string()).collect();
-                writeln!(
+                write!(
                     f,
                     "{indent}{} <- {}    [{text}]",
                     self.fact,
                     facts.join(", ")
                 )?;
+                if doc.is_empty() {
+                    writeln!(f)?;
+                } else {
+                    writeln!(f, "  // {doc}")?;
+                }
                 shown.push(self.fact.clone());
                 for proof in body {
                     proof.write(f, depth + 1, shown)?;
@@ -82,9 +91,9 @@ impl<T: fmt::Display + Eq + std::hash::Hash + Clone> Proof<T> {
     }
 }
 
-/// An indented tree, one fact per line: `R(a,d) <- R(a,e), R(e,d)    [rule]`, then its body's
-/// proofs one level deeper. A derived fact whose proof was already printed says so instead
-/// of printing it again.
+/// An indented tree, one fact per line: `R(a,d) <- R(a,e), R(e,d)    [rule]` (then
+/// `  // doc` if the rule has doc comments), then its body's proofs one level deeper. A
+/// derived fact whose proof was already printed says so instead of printing it again.
 impl<T: fmt::Display + Eq + std::hash::Hash + Clone> fmt::Display for Proof<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         self.write(f, 0, &mut Vec::new())
@@ -173,6 +182,7 @@ impl<'p, P: Program> Explainer<'p, P> {
                     justification: Justification::Rule {
                         rule: *rule,
                         text: P::RULES[*rule].text,
+                        doc: P::RULES[*rule].doc,
                         body: body.iter().map(|b| self.proven[b].clone()).collect(),
                     },
                 };

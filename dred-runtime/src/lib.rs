@@ -17,6 +17,8 @@ pub mod closure;
 pub mod explain;
 mod fact;
 mod fact_map;
+#[doc(hidden)]
+pub mod generated;
 pub mod io;
 pub mod maintain;
 pub mod oracle;

@@ -25,11 +25,13 @@ use crate::text::GroundFact;
 ///         head: XY,
 ///         body: &[AtomInfo { relation: "E", terms: &[Var("x"), Var("y")] }],
 ///         text: "R(x, y) <- E(x, y);",
+///         doc: "",
 ///     },
 ///     RuleInfo {
 ///         head: AtomInfo { relation: "R", terms: &[Var("x"), Var("z")] },
 ///         body: &[XY, AtomInfo { relation: "R", terms: &[Var("y"), Var("z")] }],
 ///         text: "R(x, z) <- R(x, y), R(y, z);",
+///         doc: "",
 ///     },
 /// ];
 /// let edge = |a: &str, b: &str| GroundFact { relation: "E".into(), values: vec![a.into(), b.into()] };

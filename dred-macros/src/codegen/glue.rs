@@ -61,7 +61,7 @@ impl Context<'_> {
             .filter(|rule| rule.body.is_empty())
             .map(|rule| {
                 let name = &self.relation(rule.head.relation).name;
-                let head = self.construct(&rule.head, &rule.vars);
+                let head = self.construct(&rule.head, rule);
                 quote!(facts.#name.insert(#head);)
             });
         let tsv_arms = names.iter().map(|name| {
@@ -294,7 +294,7 @@ impl Context<'_> {
                     #(out.extend(self.#derived_names.sample(per_relation).into_iter().map(|fact| #fact_enum::#derived_names(::std::borrow::Cow::into_owned(fact))));)*
                 }
                 #[allow(unused_variables)]
-                fn instances(&self, head: &#fact_enum, visit: &mut dyn FnMut(usize, &[#fact_enum]) -> bool) -> bool {
+                fn instances(&self, head: &#fact_enum, visit: &mut dyn ::core::ops::FnMut(usize, &[#fact_enum]) -> bool) -> bool {
                     match #empty_deref head { #(#fact_enum::#names(head) => false #(|| self.#instance_fns(head, visit))*,)* }
                 }
             }
@@ -380,8 +380,8 @@ impl Context<'_> {
         let rt = &self.rt;
         let head = atom_info(&rule.head);
         let body = rule.body.iter().map(atom_info);
-        let text = &rule.text;
-        quote!(#rt::RuleInfo { head: #head, body: &[#(#body),*], text: #text })
+        let (text, doc) = (&rule.text, &rule.doc);
+        quote!(#rt::RuleInfo { head: #head, body: &[#(#body),*], text: #text, doc: #doc })
     }
 
     pub(super) fn inherent_impl(&self) -> TokenStream {

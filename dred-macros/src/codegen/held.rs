@@ -5,8 +5,8 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use syn::{Ident, Index};
 
-use super::joins::{binds, keyed_delta};
-use super::{var_ident, Context};
+use super::joins::keyed_delta;
+use super::{tuple_field, Context};
 use crate::ir;
 use crate::plan::{Access, ColumnUse, HeadFirst, Join};
 
@@ -29,7 +29,7 @@ impl Context<'_> {
         });
         HeadEmit {
             rt: self.rt.clone(),
-            head: self.construct(&rule.head, &rule.vars),
+            head: self.construct(&rule.head, rule),
             head_relation: self.relation(rule.head.relation).name.clone(),
             fact_enum: self.fact_enum.clone(),
             floor: quote!(0 #(#before)*),
@@ -81,8 +81,8 @@ impl Context<'_> {
         let head_relation = &self.relation(rule.head.relation).name;
         let (row0, row1) = (format_ident!("row0"), format_ident!("row1"));
         let delta_filters = self.filters(&extended, delta_atom, delta_step, &row0);
-        let delta_binds = binds(rule, delta_step, &row0);
-        let head_binds = binds(rule, head_step, &row1);
+        let delta_binds = self.binds(&extended, delta_step, &row0);
+        let head_binds = self.binds(&extended, head_step, &row1);
         let Access::Probe { key: head_key, .. } = &head_step.access else {
             unreachable!("a head-first join probes the head relation")
         };
@@ -96,19 +96,26 @@ impl Context<'_> {
                 _ => None,
             })
             .collect();
-        let key_columns = key_vars.iter().map(|v| {
-            let column = delta_step
-                .columns
-                .iter()
-                .position(|use_| *use_ == ColumnUse::Bind(*v))
-                .expect("the head's key variables are the delta's");
-            Index::from(column)
-        });
-        let key_binds = key_vars.iter().enumerate().map(|(i, &v)| {
-            let var = var_ident(&rule.vars[v]);
-            let i = Index::from(i);
-            quote!(let #var = key.#i;)
-        });
+        let key_positions: Vec<usize> = key_vars
+            .iter()
+            .map(|v| {
+                delta_step
+                    .columns
+                    .iter()
+                    .position(|use_| *use_ == ColumnUse::Bind(*v))
+                    .expect("the head's key variables are the delta's")
+            })
+            .collect();
+        let key_columns = key_positions.iter().map(|&k| Index::from(k));
+        let delta_columns = &self.relation(delta_atom.relation).columns;
+        let key_binds = key_vars
+            .iter()
+            .zip(&key_positions)
+            .enumerate()
+            .map(|(i, (&v, &k))| {
+                let field = tuple_field(i, key_vars.len());
+                self.bind_var(&extended, v, &delta_columns[k], quote!(key #field))
+            });
         let head_bucket = self.probe(&extended, head_step, "probe_stamped");
         let head_filters = self.filters(&extended, &rule.head, head_step, &row1);
         // A compact head index's rows are rebuilt into facts, which the heads keep; other
@@ -174,7 +181,7 @@ impl Context<'_> {
                 let relation = self.relation(atom.relation);
                 let name = &relation.name;
                 let row = format_ident!("row{}", i + 2);
-                let fact = self.construct(atom, &rule.vars);
+                let fact = self.construct(atom, rule);
                 let test = if relation.input {
                     quote!(if !self.#name.contains(#row) { break 'instance; })
                 } else {

@@ -7,7 +7,7 @@ use quote::{format_ident, quote};
 use syn::{Ident, Index};
 
 use super::probes::{probe_slot, probe_slots, Bound};
-use super::{var_ident, Context};
+use super::{tuple, tuple_field, Context};
 use crate::ir;
 use crate::plan::{Access, ColumnUse, Join, ScanInstead, Step};
 
@@ -156,7 +156,7 @@ impl Context<'_> {
 
             #[doc = #doc]
             #[inline(never)]
-            fn #instances(&self, head: &#head_ty, visit: &mut dyn FnMut(usize, &[#fact_enum]) -> bool) -> bool {
+            fn #instances(&self, head: &#head_ty, visit: &mut dyn ::core::ops::FnMut(usize, &[#fact_enum]) -> bool) -> bool {
                 let work = &mut #rt::Work::unlimited();
                 #head_match
                 #enumerate
@@ -214,6 +214,7 @@ impl Context<'_> {
 
     /// Binds the head's variables from a given head fact; returns `mismatch` on a mismatch.
     pub(super) fn head_match(&self, rule: &ir::Rule, mismatch: &TokenStream) -> TokenStream {
+        let columns = &self.relation(rule.head.relation).columns;
         let mut first_column = vec![None; rule.vars.len()];
         let mut code = TokenStream::new();
         for (k, term) in rule.head.terms.iter().enumerate() {
@@ -225,13 +226,14 @@ impl Context<'_> {
                 }
                 ir::Term::Var(v) => match first_column[*v] {
                     Some(first) => {
-                        let first = Index::from(first);
-                        code.extend(quote!(if head.#id != head.#first { return #mismatch; }));
+                        let first_id = Index::from(first);
+                        let earlier =
+                            self.retype(&columns[first], &columns[k], quote!(&head.#first_id));
+                        code.extend(quote!(if head.#id != *#earlier { return #mismatch; }));
                     }
                     None => {
                         first_column[*v] = Some(k);
-                        let var = var_ident(&rule.vars[*v]);
-                        code.extend(quote!(let #var = &head.#id;));
+                        code.extend(self.bind_var(rule, *v, &columns[k], quote!(&head.#id)));
                     }
                 },
                 ir::Term::Wildcard => unreachable!("checked: no `_` in heads"),
@@ -328,7 +330,7 @@ impl Context<'_> {
 
         match &current.access {
             Access::Contains => {
-                let fact = self.construct(atom, &rule.vars);
+                let fact = self.construct(atom, rule);
                 // A membership test never sees retired facts.
                 let test = if reads_stamp {
                     with_level(inner)
@@ -373,7 +375,7 @@ impl Context<'_> {
                     Access::Delta => quote!(let cause = ::core::option::Option::None;),
                     _ => quote!(),
                 };
-                let binds = binds(rule, current, &row);
+                let binds = self.binds(rule, current, &row);
                 // Work is rows visited: counted per probe, but per row where a support
                 // check may stop early.
                 let matched = with_level(quote!(#(#binds)* #inner));
@@ -529,17 +531,15 @@ impl Context<'_> {
         let row = format_ident!("row{}", step);
         let filters = self.filters(rule, atom, current, &row);
         let key_columns = keys.iter().map(|&(k, _)| Index::from(k));
-        let key_binds = keys.iter().enumerate().map(|(i, &(_, v))| {
-            let var = var_ident(&rule.vars[v]);
-            let i = Index::from(i);
-            quote!(let #var = key.#i;)
+        let key_binds = keys.iter().enumerate().map(|(i, &(k, v))| {
+            let field = tuple_field(i, keys.len());
+            self.bind_var(rule, v, &body_relation.columns[k], quote!(key #field))
         });
         let payload_binds = payload
             .iter()
             .map(|&(k, v)| {
-                let var = var_ident(&rule.vars[v]);
                 let id = Index::from(k);
-                quote!(let #var = &#row.#id;)
+                self.bind_var(rule, v, &body_relation.columns[k], quote!(&#row.#id))
             })
             .collect::<Vec<_>>();
         // Only a loss of support (`Admit::Held`) has causes. There, a delta fact's cause is
@@ -631,6 +631,7 @@ impl Context<'_> {
             Access::Probe { key, .. } => key,
             _ => &[],
         };
+        let columns = &self.relation(atom.relation).columns;
         step.columns
             .iter()
             .enumerate()
@@ -650,13 +651,16 @@ impl Context<'_> {
                         let same_atom = step.columns[..k]
                             .iter()
                             .position(|u| *u == ColumnUse::Bind(*v));
+                        let column = &columns[k];
                         Some(match same_atom {
                             Some(first) => {
-                                let first = Index::from(first);
-                                quote!(#row.#id == #row.#first)
+                                let first_id = Index::from(first);
+                                let earlier =
+                                    self.retype(&columns[first], column, quote!(&#row.#first_id));
+                                quote!(#row.#id == *#earlier)
                             }
                             None => {
-                                let var = var_ident(&rule.vars[*v]);
+                                let var = self.var_at(rule, *v, column);
                                 quote!(#row.#id == *#var)
                             }
                         })
@@ -702,6 +706,7 @@ pub(super) fn keyed_delta(
     key_columns: impl Iterator<Item = Index>,
     per_chunk: TokenStream,
 ) -> TokenStream {
+    let key = tuple(&key_columns.map(|k| quote!(&#row.#k)).collect::<Vec<_>>());
     quote! {
         let mut rows = #source;
         work.visit(rows.len() as u64);
@@ -713,7 +718,7 @@ pub(super) fn keyed_delta(
                 rows.by_ref()
                     .take(chunk)
                     .filter(|#row| true #(&& #filters)*)
-                    .map(|#row| ((#(&#row.#key_columns,)*), #row)),
+                    .map(|#row| (#key, #row)),
             );
             keyed.sort_unstable_by(|a, b| a.0.cmp(&b.0));
             #per_chunk
@@ -721,18 +726,20 @@ pub(super) fn keyed_delta(
     }
 }
 
-/// `let v_x = &row.k;` for each variable `step` binds from its column `k`.
-pub(super) fn binds(rule: &ir::Rule, step: &Step, row: &Ident) -> Vec<TokenStream> {
-    step.columns
-        .iter()
-        .enumerate()
-        .filter_map(|(k, use_)| match use_ {
-            ColumnUse::Bind(v) => {
-                let var = var_ident(&rule.vars[*v]);
-                let id = Index::from(k);
-                Some(quote!(let #var = &#row.#id;))
-            }
-            _ => None,
-        })
-        .collect()
+impl Context<'_> {
+    /// `let v_x = &row.k;` for each variable `step` binds from its column `k`.
+    pub(super) fn binds(&self, rule: &ir::Rule, step: &Step, row: &Ident) -> Vec<TokenStream> {
+        let columns = &self.relation(rule.body[step.atom].relation).columns;
+        step.columns
+            .iter()
+            .enumerate()
+            .filter_map(|(k, use_)| match use_ {
+                ColumnUse::Bind(v) => {
+                    let id = Index::from(k);
+                    Some(self.bind_var(rule, *v, &columns[k], quote!(&#row.#id)))
+                }
+                _ => None,
+            })
+            .collect()
+    }
 }

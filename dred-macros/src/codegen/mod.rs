@@ -6,7 +6,7 @@
 //! loss of support's head-first join).
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
+use quote::{format_ident, quote, quote_spanned, ToTokens};
 use syn::ext::IdentExt;
 use syn::{Ident, Index};
 
@@ -21,6 +21,32 @@ mod types;
 
 /// The most indexes a tuple of the runtime's `IndexSet` impls holds.
 const INDEX_TUPLE: usize = 12;
+
+/// The most elements of a tuple that std implements `Hash`, `Ord` and `Debug` for.
+const STD_TUPLE: usize = 12;
+
+/// The tuple of `items` (types, values or patterns) that index keys and rows are made of:
+/// flat up to [`STD_TUPLE`] elements, past it the last element a [`tuple`] of the rest, so
+/// that keys of any width are hashed, ordered and printed.
+fn tuple(items: &[TokenStream]) -> TokenStream {
+    if items.len() <= STD_TUPLE {
+        return quote!((#(#items,)*));
+    }
+    let (head, rest) = items.split_at(STD_TUPLE - 1);
+    let rest = tuple(rest);
+    quote!((#(#head,)* #rest,))
+}
+
+/// The field path of element `i` of a [`tuple`] of `len` elements: `.3`, or `.11.2`.
+fn tuple_field(i: usize, len: usize) -> TokenStream {
+    if len <= STD_TUPLE || i < STD_TUPLE - 1 {
+        let i = Index::from(i);
+        return quote!(.#i);
+    }
+    let last = Index::from(STD_TUPLE - 1);
+    let rest = tuple_field(i - (STD_TUPLE - 1), len - (STD_TUPLE - 1));
+    quote!(.#last #rest)
+}
 
 pub fn generate(program: &ir::Program, plan: &Plan) -> TokenStream {
     let cx = Context::new(program, plan);
@@ -56,7 +82,9 @@ pub fn generate(program: &ir::Program, plan: &Plan) -> TokenStream {
     let program_impl = cx.program_impl();
     let inherent = cx.inherent_impl();
     let answers = program.answers.as_ref().map(|a| cx.answers_impl(a));
+    let type_assertions = program.type_assertions.iter().map(type_assertion);
     quote! {
+        #(#type_assertions)*
         #answers
         #relation_structs
         #layouts
@@ -226,8 +254,58 @@ impl<'a> Context<'a> {
         self.plan.closures.iter().any(|c| c.relation == r)
     }
 
+    /// The column whose type a rule's variable has in generated code: its first one in
+    /// the body, as the checks saw it.
+    fn var_column(&self, rule: &ir::Rule, v: usize) -> &ir::Column {
+        rule.body
+            .iter()
+            .chain([&rule.head])
+            .find_map(|atom| {
+                let k = atom
+                    .terms
+                    .iter()
+                    .position(|t| matches!(t, ir::Term::Var(w) if *w == v))?;
+                Some(&self.relation(atom.relation).columns[k])
+            })
+            .expect("every variable occurs in its rule")
+    }
+
+    /// `value`, a `&` of column `from`'s type, as a `&` of column `to`'s. Columns spelt
+    /// alike need nothing; others go through `Retype`, which is the identity when the
+    /// spellings name one type (the program's type assertions reject the rest).
+    fn retype(&self, from: &ir::Column, to: &ir::Column, value: TokenStream) -> TokenStream {
+        if from.ty_text == to.ty_text {
+            return value;
+        }
+        let (rt, from, to) = (&self.rt, &from.ty, &to.ty);
+        quote!({
+            #[allow(unused_imports)]
+            use #rt::generated::Unequal as _;
+            #rt::generated::Retype::<#from, #to>::NEW.retype(#value)
+        })
+    }
+
+    /// Variable `v`, bound in generated code, as a `&` of `column`'s type.
+    fn var_at(&self, rule: &ir::Rule, v: usize, column: &ir::Column) -> TokenStream {
+        let var = var_ident(&rule.vars[v]);
+        self.retype(self.var_column(rule, v), column, quote!(#var))
+    }
+
+    /// `let v_x = value;` for `value`, a `&` of `column`'s type.
+    fn bind_var(
+        &self,
+        rule: &ir::Rule,
+        v: usize,
+        column: &ir::Column,
+        value: TokenStream,
+    ) -> TokenStream {
+        let var = var_ident(&rule.vars[v]);
+        let value = self.retype(column, self.var_column(rule, v), value);
+        quote!(let #var = #value;)
+    }
+
     /// An owned fact of `atom`'s relation built from bound variables and constants.
-    fn construct(&self, atom: &ir::Atom, vars: &[Ident]) -> TokenStream {
+    fn construct(&self, atom: &ir::Atom, rule: &ir::Rule) -> TokenStream {
         let relation = self.relation(atom.relation);
         let name = self.ty(relation);
         let values = atom
@@ -236,7 +314,7 @@ impl<'a> Context<'a> {
             .zip(&relation.columns)
             .map(|(term, column)| match term {
                 ir::Term::Var(v) => {
-                    let var = var_ident(&vars[*v]);
+                    let var = self.var_at(rule, *v, column);
                     quote!(::std::clone::Clone::clone(#var))
                 }
                 ir::Term::Const(c) => {
@@ -287,6 +365,47 @@ impl<'a> Context<'a> {
                 .map(|index| (i, rule, index))
         })
     }
+}
+
+/// A check that rustc runs on a variable whose columns are spelt differently: nothing if
+/// the spellings name one type, else the assertion's message on the variable.
+fn type_assertion(assertion: &ir::TypeAssertion) -> TokenStream {
+    let ir::TypeAssertion {
+        here,
+        first,
+        span,
+        message,
+    } = assertion;
+    let here = respan(here.to_token_stream(), *span);
+    let first = respan(first.to_token_stream(), *span);
+    // All at the variable, so that every line of rustc's report points at it.
+    quote_spanned! {*span=>
+        const _: fn() = {
+            #[diagnostic::on_unimplemented(message = #message, label = "one variable has one type")]
+            trait SameType<T: ?::core::marker::Sized> {}
+            impl<T: ?::core::marker::Sized> SameType<T> for T {}
+            fn same_type<First: ?::core::marker::Sized, Here: ?::core::marker::Sized + SameType<First>>() {}
+            || same_type::<#first, #here>()
+        };
+    }
+}
+
+/// `tokens` with every token at `span`, so that rustc reports on the user's token.
+fn respan(tokens: TokenStream, span: proc_macro2::Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|mut tree| {
+            if let proc_macro2::TokenTree::Group(group) = &tree {
+                let mut respanned =
+                    proc_macro2::Group::new(group.delimiter(), respan(group.stream(), span));
+                respanned.set_span(span);
+                tree = respanned.into();
+            } else {
+                tree.set_span(span);
+            }
+            tree
+        })
+        .collect()
 }
 
 fn var_ident(var: &Ident) -> Ident {

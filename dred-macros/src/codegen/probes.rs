@@ -3,9 +3,9 @@
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
-use syn::{Ident, Index};
+use syn::Ident;
 
-use super::{var_ident, Context};
+use super::{tuple, tuple_field, Context};
 use crate::ir::{self, TypeClass};
 use crate::plan::{Access, ColumnUse, Join, Step};
 
@@ -22,9 +22,9 @@ impl Context<'_> {
         let hash = self.key_hash(rule, step);
         let method = format_ident!("{}", method);
         let is_key = key.iter().enumerate().map(|(i, &column)| {
-            let i = Index::from(i);
+            let field = tuple_field(i, key.len());
             let value = self.key_column(rule, atom, step, column, KeyForm::Compared);
-            quote!(key.#i == #value)
+            quote!(key #field == #value)
         });
         quote!(self.#name.#method(#path, #hash, |key| true #(&& #is_key)*))
     }
@@ -60,8 +60,8 @@ impl Context<'_> {
                 Some(at) => key_column(at, column),
                 None => {
                     let at = rest.iter().position(|&c| c == column);
-                    let at = Index::from(at.expect("a column outside the key"));
-                    quote!(#stored.#at)
+                    let field = tuple_field(at.expect("a column outside the key"), rest.len());
+                    quote!(#stored #field)
                 }
             });
         quote!(#ty(#(#values),*))
@@ -78,11 +78,13 @@ impl Context<'_> {
             unreachable!("a probe step has a key")
         };
         let atom = &rule.body[step.atom];
-        let key_values = key
+        let key_values: Vec<TokenStream> = key
             .iter()
-            .map(|&k| self.key_column(rule, atom, step, k, KeyForm::Hashed));
+            .map(|&k| self.key_column(rule, atom, step, k, KeyForm::Hashed))
+            .collect();
         let rt = &self.rt;
-        quote!(#rt::key_hash(&(#(#key_values,)*)))
+        let key = tuple(&key_values);
+        quote!(#rt::key_hash(&#key))
     }
 
     /// A key column's known value (a bound variable or a constant) in `form`.
@@ -96,7 +98,8 @@ impl Context<'_> {
     ) -> TokenStream {
         match step.columns[column] {
             ColumnUse::Check(v) => {
-                let var = var_ident(&rule.vars[v]);
+                let column = &self.relation(atom.relation).columns[column];
+                let var = self.var_at(rule, v, column);
                 match form {
                     KeyForm::Hashed => quote!(#var),
                     KeyForm::Compared => quote!(*#var),

@@ -2,11 +2,11 @@
 //! the fact sets and fact enum, the program struct, index layouts, a query's answers.
 
 use proc_macro2::TokenStream;
-use quote::quote;
+use quote::{quote, ToTokens};
 use syn::ext::IdentExt;
 use syn::{Ident, Index};
 
-use super::Context;
+use super::{tuple, tuple_field, Context};
 use crate::ir::{self, TypeClass};
 
 impl Context<'_> {
@@ -33,17 +33,34 @@ impl Context<'_> {
                 let (ty, layout) = (self.ty(relation), self.layout_name(r, index));
                 let key_columns = &self.plan.indexes[r][index];
                 let column_ty = |c: usize| &relation.columns[c].ty;
-                let key_tys = key_columns.iter().map(|&c| column_ty(c));
+                let key_ty = tuple(
+                    &key_columns
+                        .iter()
+                        .map(|&c| column_ty(c).to_token_stream())
+                        .collect::<Vec<_>>(),
+                );
                 let key: Vec<Index> = key_columns.iter().map(|&c| Index::from(c)).collect();
-                let at = (0..key.len()).map(Index::from);
+                let at = (0..key.len()).map(|i| tuple_field(i, key.len()));
+                let key_refs = tuple(&key.iter().map(|k| quote!(&fact.#k)).collect::<Vec<_>>());
+                let key_values = tuple(
+                    &key.iter()
+                        .map(|k| quote!(::std::clone::Clone::clone(&fact.#k)))
+                        .collect::<Vec<_>>(),
+                );
                 let (row_ty, row) = if self.compact(r) {
                     let rest = self.rest_columns(r, index);
-                    let rest_tys = rest.iter().map(|&c| column_ty(c));
-                    let rest: Vec<Index> = rest.iter().map(|&c| Index::from(c)).collect();
-                    (
-                        quote!((#(#rest_tys,)*)),
-                        quote!((#(::std::clone::Clone::clone(&fact.#rest),)*)),
-                    )
+                    let rest_tys: Vec<TokenStream> = rest
+                        .iter()
+                        .map(|&c| column_ty(c).to_token_stream())
+                        .collect();
+                    let rest: Vec<TokenStream> = rest
+                        .iter()
+                        .map(|&c| {
+                            let c = Index::from(c);
+                            quote!(::std::clone::Clone::clone(&fact.#c))
+                        })
+                        .collect();
+                    (tuple(&rest_tys), tuple(&rest))
                 } else {
                     (ty.clone(), quote!(::std::clone::Clone::clone(fact)))
                 };
@@ -69,19 +86,19 @@ impl Context<'_> {
                     #[derive(Debug, Clone, Copy)]
                     #vis struct #layout;
                     impl #rt::IndexLayout<#ty> for #layout {
-                        type Key = (#(#key_tys,)*);
+                        type Key = #key_ty;
                         type Row = #row_ty;
                         #[inline]
                         fn hash(fact: &#ty) -> u64 {
-                            #rt::key_hash(&(#(&fact.#key,)*))
+                            #rt::key_hash(&#key_refs)
                         }
                         #[inline]
                         fn matches(key: &Self::Key, fact: &#ty) -> bool {
-                            true #(&& key.#at == fact.#key)*
+                            true #(&& key #at == fact.#key)*
                         }
                         #[inline]
                         fn key(fact: &#ty) -> Self::Key {
-                            (#(::std::clone::Clone::clone(&fact.#key),)*)
+                            #key_values
                         }
                         #[inline]
                         fn row(fact: &#ty) -> Self::Row {
@@ -169,7 +186,7 @@ impl Context<'_> {
             quote! {
                 (&#rt::text::ColumnText::<#ty>::new())
                     .parse_column(fields[#position])
-                    .map_err(|message| #rt::text::FieldError { field: Some(#position), message })?
+                    .map_err(|message| #rt::text::FieldError { field: ::core::option::Option::Some(#position), message })?
             }
         });
         quote! {
@@ -194,7 +211,7 @@ impl Context<'_> {
                     use #rt::text::{ViaNoText as _, ViaTextValue as _};
                     if fields.len() != #arity {
                         return ::std::result::Result::Err(#rt::text::FieldError {
-                            field: None,
+                            field: ::core::option::Option::None,
                             message: ::std::format!(
                                 "`{}` has {} column(s), {} value(s) given", #name_text, #arity, fields.len()
                             ),
@@ -318,7 +335,7 @@ impl Context<'_> {
                     match relation {
                         #(#text_arms)*
                         _ => ::std::result::Result::Err(#rt::text::FieldError {
-                            field: None,
+                            field: ::core::option::Option::None,
                             message: ::std::format!("no relation named `{relation}`"),
                         }),
                     }

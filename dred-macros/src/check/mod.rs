@@ -12,6 +12,8 @@ use crate::ir;
 use crate::syntax::{self, ConstKind, InvalidTerm, Item, Literal, Term, Unsupported};
 use crate::Errors;
 
+mod column_types;
+
 /// Traits `datalog!` derives on every relation struct itself.
 const DERIVED_TRAITS: &[&str] = &[
     "Clone",
@@ -29,6 +31,7 @@ pub fn check(items: Vec<Item>, errors: &mut Errors) -> Option<ir::Program> {
     let mut relations: Vec<ir::Relation> = Vec::new();
     let mut rules = Vec::new();
     let mut queries = Vec::new();
+    let mut rejected: Vec<Ident> = Vec::new();
     // Where a missing program declaration is reported: the first item, if there is one.
     // An item that did not parse may have been the declaration: then no error of its own.
     let first_item = items.first().map(Item::span);
@@ -61,6 +64,7 @@ pub fn check(items: Vec<Item>, errors: &mut Errors) -> Option<ir::Program> {
             }
             Item::Rule(rule) => rules.push(rule),
             Item::Query(query) => queries.push(query),
+            Item::Rejected(name) => rejected.push(name),
         }
     }
 
@@ -125,10 +129,12 @@ pub fn check(items: Vec<Item>, errors: &mut Errors) -> Option<ir::Program> {
     let checker = RuleChecker {
         relations: &relations,
         by_name: &by_name,
+        rejected: &rejected,
     };
+    let mut type_assertions = Vec::new();
     let rules: Vec<ir::Rule> = rules
         .into_iter()
-        .filter_map(|rule| checker.check_rule(rule, errors))
+        .filter_map(|rule| checker.check_rule(rule, errors, &mut type_assertions))
         .collect();
 
     let mut query_names: Vec<Ident> = Vec::new();
@@ -161,6 +167,7 @@ pub fn check(items: Vec<Item>, errors: &mut Errors) -> Option<ir::Program> {
         rules,
         queries,
         answers: None,
+        type_assertions,
     })
 }
 
@@ -178,6 +185,11 @@ fn check_relation(decl: syntax::RelationDecl, errors: &mut Errors) -> ir::Relati
             }
             Ok(())
         });
+    }
+    for column in &decl.columns {
+        if let Some((span, message)) = column_types::unsupported(&column.ty) {
+            errors.push(span, message);
+        }
     }
     let columns = decl
         .columns
@@ -248,6 +260,8 @@ fn classify_type(ty: &str) -> ir::TypeClass {
 struct RuleChecker<'a> {
     relations: &'a [ir::Relation],
     by_name: &'a HashMap<String, usize>,
+    /// Names of declarations already reported as malformed.
+    rejected: &'a [Ident],
 }
 
 /// Which part of a rule an atom is in.
@@ -262,14 +276,29 @@ enum Position {
 /// Where a variable was first seen, and at which column type.
 struct FirstUse {
     id: usize,
-    ty_text: Option<String>,
+    /// The column's type, as written and as text (none for an unsafe head variable).
+    ty: Option<(syn::Type, String)>,
     place: String,
 }
 
+/// The variables of the rule being checked.
+#[derive(Default)]
+struct Scope {
+    first_uses: HashMap<String, FirstUse>,
+    /// Names in order of first use: `Term::Var`'s numbering.
+    names: Vec<Ident>,
+}
+
 impl RuleChecker<'_> {
-    fn check_rule(&self, rule: syntax::Rule, errors: &mut Errors) -> Option<ir::Rule> {
+    fn check_rule(
+        &self,
+        rule: syntax::Rule,
+        errors: &mut Errors,
+        assertions: &mut Vec<ir::TypeAssertion>,
+    ) -> Option<ir::Rule> {
         let before = errors.len();
         let text = rule_text(&rule);
+        let doc = rule_doc(&rule.attrs, errors);
         if let Some(span) = rule.head_negation {
             errors.push(
                 span,
@@ -289,15 +318,15 @@ impl RuleChecker<'_> {
             }
         }
 
-        let mut vars: HashMap<String, FirstUse> = HashMap::new();
-        let mut names: Vec<Ident> = Vec::new();
+        let mut scope = Scope::default();
+        let assertions_before = assertions.len();
         let mut body = Vec::new();
         for literal in &rule.body {
             match literal {
                 Literal::Atom(atom) => {
                     if let Some(r) = self.relation_of(atom, errors) {
                         let terms =
-                            self.check_terms(atom, r, Position::Body, &mut vars, &mut names, errors);
+                            self.check_terms(atom, r, Position::Body, &mut scope, errors, assertions);
                         body.push(ir::Atom { relation: r, terms });
                     }
                 }
@@ -320,8 +349,9 @@ impl RuleChecker<'_> {
             Position::HeadOfIncompleteRule
         };
         let head_terms = head_relation
-            .map(|r| self.check_terms(&rule.head, r, position, &mut vars, &mut names, errors));
-        if errors.len() > before {
+            .map(|r| self.check_terms(&rule.head, r, position, &mut scope, errors, assertions));
+        if errors.len() > before || body.len() < rule.body.len() {
+            assertions.truncate(assertions_before);
             return None;
         }
         Some(ir::Rule {
@@ -331,7 +361,8 @@ impl RuleChecker<'_> {
             },
             body,
             text,
-            vars: names,
+            doc,
+            vars: scope.names,
         })
     }
 
@@ -382,6 +413,9 @@ impl RuleChecker<'_> {
     fn relation_of(&self, atom: &syntax::Atom, errors: &mut Errors) -> Option<usize> {
         let name = atom.relation.to_string();
         let Some(&index) = self.by_name.get(&name) else {
+            if self.rejected.iter().any(|r| *r == name) {
+                return None; // reported at its declaration
+            }
             let suggestion = closest(&name, self.relations.iter().map(|r| r.name.to_string()))
                 .map(|s| format!("; did you mean `{s}`?"))
                 .unwrap_or_default();
@@ -412,9 +446,9 @@ impl RuleChecker<'_> {
         atom: &syntax::Atom,
         relation: usize,
         position: Position,
-        vars: &mut HashMap<String, FirstUse>,
-        names: &mut Vec<Ident>,
+        scope: &mut Scope,
         errors: &mut Errors,
+        assertions: &mut Vec<ir::TypeAssertion>,
     ) -> Vec<ir::Term> {
         let columns = &self.relations[relation].columns;
         let is_head = position != Position::Body;
@@ -444,15 +478,15 @@ impl RuleChecker<'_> {
                 }
                 Term::Var(ident) => {
                     let name = ident.to_string();
-                    match vars.get(&name) {
+                    match scope.first_uses.get(&name) {
                         None if position == Position::HeadOfIncompleteRule => ir::Term::Wildcard,
                         None if is_head => {
                             // Remember it so a repeated use is not reported again.
-                            vars.insert(
+                            scope.first_uses.insert(
                                 name.clone(),
                                 FirstUse {
                                     id: 0,
-                                    ty_text: None,
+                                    ty: None,
                                     place,
                                 },
                             );
@@ -465,29 +499,34 @@ impl RuleChecker<'_> {
                             ir::Term::Wildcard
                         }
                         None => {
-                            let id = names.len();
-                            names.push(ident.clone());
-                            vars.insert(
+                            let id = scope.names.len();
+                            scope.names.push(ident.clone());
+                            scope.first_uses.insert(
                                 name,
                                 FirstUse {
                                     id,
-                                    ty_text: Some(column.ty_text.clone()),
+                                    ty: Some((column.ty.clone(), column.ty_text.clone())),
                                     place,
                                 },
                             );
                             ir::Term::Var(id)
                         }
                         Some(first) => {
-                            if let Some(first_ty) = &first.ty_text {
-                                if *first_ty != column.ty_text {
-                                    errors.push(
-                                        ident.span(),
-                                        format!(
-                                            "`{name}` is used at a `{}` column here ({place}) but at a `{first_ty}` column earlier ({}); one variable has one type",
+                            // Spelt differently, the types may still be one (an alias):
+                            // only rustc can tell, so the generated code asks it.
+                            match &first.ty {
+                                Some((first_ty, first_text)) if *first_text != column.ty_text => {
+                                    assertions.push(ir::TypeAssertion {
+                                        here: column.ty.clone(),
+                                        first: first_ty.clone(),
+                                        span: ident.span(),
+                                        message: format!(
+                                            "`{name}` is used at a `{}` column here ({place}) but at a `{first_text}` column earlier ({}); one variable has one type",
                                             column.ty_text, first.place
                                         ),
-                                    );
+                                    })
                                 }
+                                _ => {}
                             }
                             ir::Term::Var(first.id)
                         }
@@ -605,6 +644,33 @@ fn canonical_text(kind: &ConstKind) -> Option<String> {
 fn is_bare_word(s: &str) -> bool {
     let mut chars = s.chars();
     matches!(chars.next(), Some('a'..='z')) && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// A rule's documentation: its doc comments' lines, trimmed and joined by spaces. Any other
+/// attribute is an error: a rule is not an item rustc sees.
+fn rule_doc(attrs: &[syn::Attribute], errors: &mut Errors) -> String {
+    let mut lines = Vec::new();
+    for attr in attrs {
+        let text = match &attr.meta {
+            syn::Meta::NameValue(nv) if nv.path.is_ident("doc") => match &nv.value {
+                syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Str(text),
+                    ..
+                }) => Some(text.value()),
+                _ => None,
+            },
+            _ => None,
+        };
+        match text {
+            Some(text) => lines.push(text.trim().to_owned()),
+            None => errors.push(
+                attr.path().span(),
+                "only doc comments can annotate a rule (they document it in explanations): a rule is not a Rust item, so other attributes have nothing to apply to",
+            ),
+        }
+    }
+    lines.retain(|line| !line.is_empty());
+    lines.join(" ")
 }
 
 fn rule_text(rule: &syntax::Rule) -> String {
