@@ -158,7 +158,7 @@ impl Constant {
 /// Parses the whole macro input into items, recording every syntax error.
 pub fn parse(input: TokenStream, errors: &mut Errors) -> Vec<Item> {
     let mut items = Vec::new();
-    for (chunk, terminator) in split_top_level(input, ';') {
+    for (chunk, terminator) in split_items(input) {
         let Some(end) = terminator.or_else(|| last_span(&chunk)) else {
             continue;
         };
@@ -188,9 +188,88 @@ fn declared_name(chunk: TokenStream) -> Option<Ident> {
     }
 }
 
+/// Splits the macro input into items, each beside the span of the `;` that ended it (none
+/// for an item without one). A braced struct's `{ .. }` ends its item, as in Rust; and
+/// where a `;` was forgotten, a second item is recognized by how items start (a
+/// declaration's `@`, `struct` or attributes; a rule's head before a second `<-`).
+fn split_items(input: TokenStream) -> Vec<(TokenStream, Option<Span>)> {
+    let mut items = Vec::new();
+    for (chunk, terminator) in split_top_level(input, ';') {
+        let mut tokens: Vec<TokenTree> = chunk.into_iter().collect();
+        while let Some(start) = next_item_start(&tokens) {
+            let rest = tokens.split_off(start);
+            items.push((tokens.into_iter().collect(), None));
+            tokens = rest;
+        }
+        items.push((tokens.into_iter().collect(), terminator));
+    }
+    items
+}
+
+/// Where in `tokens` a second item starts (after a braced struct, or where the `;` before
+/// it was forgotten), if one does.
+fn next_item_start(tokens: &[TokenTree]) -> Option<usize> {
+    let is_ident = |i: usize, word: &str| matches!(&tokens[i], TokenTree::Ident(t) if t == word);
+    let is_punct =
+        |i: usize, c: char| matches!(&tokens[i], TokenTree::Punct(p) if p.as_char() == c);
+    let is_group =
+        |i: usize, d: Delimiter| matches!(&tokens[i], TokenTree::Group(g) if g.delimiter() == d);
+    // The attributes (`#[..]`, doc comments) before position `i` belong to its item.
+    let with_attributes = |mut i: usize| {
+        while i >= 2 && is_punct(i - 2, '#') && is_group(i - 1, Delimiter::Bracket) {
+            i -= 2;
+        }
+        i
+    };
+    for i in 1..tokens.len() {
+        if is_group(i - 1, Delimiter::Brace)
+            && tokens[..i - 1]
+                .iter()
+                .enumerate()
+                .any(|(k, _)| is_ident(k, "struct"))
+        {
+            return Some(i);
+        }
+        let start = if is_punct(i, '@') {
+            Some(i)
+        } else if is_ident(i, "struct") {
+            let mut start = i;
+            if start >= 2
+                && is_group(start - 1, Delimiter::Parenthesis)
+                && is_ident(start - 2, "pub")
+            {
+                start -= 2;
+            } else if is_ident(start - 1, "pub") {
+                start -= 1;
+            }
+            if start >= 2 && is_punct(start - 2, '@') {
+                start -= 2;
+            }
+            Some(start)
+        } else if is_punct(i - 1, '<') && is_punct(i, '-') {
+            // The head before this `<-`: `Name(..)`, perhaps negated.
+            let head = i.checked_sub(3).filter(|&h| {
+                matches!(&tokens[h], TokenTree::Ident(_)) && is_group(h + 1, Delimiter::Parenthesis)
+            });
+            head.map(|h| {
+                if h >= 1 && is_punct(h - 1, '!') {
+                    h - 1
+                } else {
+                    h
+                }
+            })
+        } else {
+            None
+        };
+        if let Some(start) = start.map(with_attributes).filter(|&s| s > 0) {
+            return Some(start);
+        }
+    }
+    None
+}
+
 /// Splits at top-level `sep` punctuation, each chunk beside the span of the `sep` that ended
-/// it (none for a last chunk without one). Splitting at `;`, a braced struct's `{ .. }`
-/// ends its item too.
+/// it (none for a last chunk without one).
 fn split_top_level(input: TokenStream, sep: char) -> Vec<(TokenStream, Option<Span>)> {
     let mut chunks = Vec::new();
     let mut current: Vec<TokenTree> = Vec::new();
@@ -198,16 +277,6 @@ fn split_top_level(input: TokenStream, sep: char) -> Vec<(TokenStream, Option<Sp
         match &tree {
             TokenTree::Punct(p) if p.as_char() == sep => {
                 chunks.push((current.drain(..).collect(), Some(p.span())));
-            }
-            TokenTree::Group(g)
-                if sep == ';'
-                    && g.delimiter() == Delimiter::Brace
-                    && current
-                        .iter()
-                        .any(|t| matches!(t, TokenTree::Ident(i) if i == "struct")) =>
-            {
-                current.push(tree);
-                chunks.push((current.drain(..).collect(), None));
             }
             _ => current.push(tree),
         }
