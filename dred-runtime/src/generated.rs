@@ -37,6 +37,20 @@ pub trait Unequal<From: ?Sized, To: ?Sized> {
 
 impl<From: ?Sized, To: ?Sized> Unequal<From, To> for Retype<From, To> {}
 
+/// Sorts a delta chunk's facts, each beside its key, by key (the facts of one key in any
+/// order: `key_runs` groups them). A function rather than a closure at each join, so that
+/// a program instantiates the sort once per key and row type, not once per join.
+///
+/// ```
+/// let mut keyed = [((&2, &1), 'a'), ((&1, &5), 'b'), ((&2, &1), 'c')];
+/// dred_runtime::generated::sort_keyed(&mut keyed);
+/// assert_eq!(keyed.map(|(key, _)| key), [(&1, &5), (&2, &1), (&2, &1)]);
+/// ```
+#[inline(never)]
+pub fn sort_keyed<K: Ord, R>(keyed: &mut [(K, R)]) {
+    keyed.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -540,12 +540,17 @@ impl<T: Tuple, L: IndexLayout<T>> Index<T, L> {
     ) -> Option<&Keyed<L::Key, L::Row>> {
         let buckets = match self.buckets.get() {
             Some(buckets) => buckets,
-            None => {
-                let source = source()?;
-                self.buckets.get_or_init(|| Self::build(&source))
-            }
+            None => self.build_on_first_probe(source()?),
         };
         buckets.find(hash, |keyed| is_key(&keyed.key))
+    }
+
+    /// The buckets, built from `source` by the first probe. Out of line and free of the
+    /// probe's closures, so that a program instantiates it once per index layout rather
+    /// than once per probe that its joins write.
+    #[inline(never)]
+    fn build_on_first_probe(&self, source: IndexSource<'_, T>) -> &Buckets<L::Key, L::Row> {
+        self.buckets.get_or_init(|| Self::build(&source))
     }
 
     /// Adds a fact of batch `batch` stamped `stamp` to its bucket (see

@@ -720,7 +720,7 @@ pub(super) fn keyed_delta(
                     .filter(|#row| true #(&& #filters)*)
                     .map(|#row| (#key, #row)),
             );
-            keyed.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+            ::dred::runtime::generated::sort_keyed(&mut keyed);
             #per_chunk
         }
     }
