@@ -11,6 +11,7 @@
 
 #![warn(missing_docs)]
 
+pub mod admit;
 pub mod batch;
 mod bitset;
 pub mod closure;
@@ -29,12 +30,13 @@ pub mod settings;
 pub mod strategy;
 pub mod text;
 
+pub use admit::Admit;
 pub use batch::Batch;
 pub use explain::{Explainer, Justification, NotDerived, Proof};
 pub use maintain::Mismatch;
 pub use program::{
-    Admit, AtomInfo, Bookkeeping, DerivationSample, Fact, FactSets, HasRelation, InputFact,
-    Program, Record, RelationInfo, RuleInfo, TermInfo, Work,
+    AtomInfo, Bookkeeping, DerivationSample, Fact, FactSets, HasRelation, InputFact, Program,
+    Record, RelationInfo, RuleInfo, TermInfo, Work,
 };
 pub use relation::{
     key_hash, key_runs, FactSet, Index, IndexLayout, IndexSet, IndexSource, KeyRuns, Relation,

@@ -66,7 +66,7 @@ impl Context<'_> {
             });
         let tsv_arms = names.iter().map(|name| {
             let text = name.unraw().to_string();
-            quote!(#text => { #rt::program::write_relation_tsv(out, &self.#name); ::std::result::Result::Ok(()) })
+            quote!(#text => { #rt::generated::write_relation_tsv(out, &self.#name); ::std::result::Result::Ok(()) })
         });
         let fire_calls = self
             .program

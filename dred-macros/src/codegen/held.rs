@@ -139,7 +139,7 @@ impl Context<'_> {
         // checked were of heads some earlier delta fact of their group had emitted).
         let fill_in_range = quote! {
             let limit = if by_cost { walk } else { usize::MAX };
-            #rt::program::heads_in_range(bucket.kept_stamps(), &mut emitted, cause, limit, &mut in_range)
+            #rt::generated::heads_in_range(bucket.kept_stamps(), &mut emitted, cause, limit, &mut in_range)
         };
         // A head in range, read from the bucket: its fact, and its stamp (looked up if the
         // bucket keeps it as retired); a retired head, or one the head's constants or
@@ -234,7 +234,7 @@ impl Context<'_> {
                         #(#head_binds)*
                         'instance: {
                             #(#tests)*
-                            if #rt::program::held_admits(stamp, cause, || 0 #(#floors)*) {
+                            if #rt::generated::held_admits(stamp, cause, || 0 #(#floors)*) {
                                 emitted[at] = true;
                                 if out.#head_relation.insert(::std::clone::Clone::clone(#row1)) {
                                     stamped.push((#fact_enum::#head_relation(::std::clone::Clone::clone(#row1)), stamp));
@@ -301,12 +301,12 @@ impl HeadEmit {
             let flush = self.flush(pending);
             quote! {
                 #pending.push((head, cause, (#(#floor_pushed,)*)));
-                if #pending.len() == #rt::program::HELD_BATCH {
+                if #pending.len() == #rt::generated::HELD_BATCH {
                     #flush
                 }
             }
         } else {
-            quote!(#rt::program::emit_held(&self.#head_relation, head, cause, || #floor, &mut out.#head_relation, stamped, #fact_enum::#head_relation);)
+            quote!(#rt::generated::emit_held(&self.#head_relation, head, cause, || #floor, &mut out.#head_relation, stamped, #fact_enum::#head_relation);)
         };
         let admitting = Self::admitting(pending);
         let flush_admitting = self.flush_admitting(&admitting);
@@ -316,7 +316,7 @@ impl HeadEmit {
                 #held
             } else if admit_in_batches {
                 #admitting.push(head);
-                if #admitting.len() == #rt::program::ADMIT_BATCH {
+                if #admitting.len() == #rt::generated::ADMIT_BATCH {
                     #flush_admitting
                 }
             } else if admit.admits(&self.#head_relation, &head, cause, || 0) {
@@ -350,7 +350,7 @@ impl HeadEmit {
         quote! {
             #make_held
             let mut #admitting = ::std::vec::Vec::new();
-            if #rt::program::admits_in_batches(&self.#head_relation) {
+            if #rt::generated::admits_in_batches(&self.#head_relation) {
                 let admit_in_batches = true;
                 #join
             } else {
@@ -369,7 +369,7 @@ impl HeadEmit {
         let HeadEmit {
             rt, head_relation, ..
         } = self;
-        quote!(#rt::program::admit_all(&admit, &self.#head_relation, &mut #admitting, &mut out.#head_relation);)
+        quote!(#rt::generated::admit_all(&admit, &self.#head_relation, &mut #admitting, &mut out.#head_relation);)
     }
 
     /// The call that tests the heads in `pending` and adds those admitted.
@@ -383,7 +383,7 @@ impl HeadEmit {
             ..
         } = self;
         quote! {
-            #rt::program::emit_held_all(&self.#head_relation, &mut #pending, |(#(#floor_rows,)*)| #floor, &mut out.#head_relation, stamped, #fact_enum::#head_relation);
+            #rt::generated::emit_held_all(&self.#head_relation, &mut #pending, |(#(#floor_rows,)*)| #floor, &mut out.#head_relation, stamped, #fact_enum::#head_relation);
         }
     }
 }

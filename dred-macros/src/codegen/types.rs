@@ -293,10 +293,10 @@ impl Context<'_> {
 
                 fn len(&self) -> usize { 0 #(+ self.#names.len())* }
                 fn union_with(&mut self, other: &Self) {
-                    #(#rt::program::union_sets(&mut self.#names, &other.#names);)*
+                    #(#rt::generated::union_sets(&mut self.#names, &other.#names);)*
                 }
                 fn subtract(&mut self, other: &Self) {
-                    #(#rt::program::subtract_sets(&mut self.#names, &other.#names);)*
+                    #(#rt::generated::subtract_sets(&mut self.#names, &other.#names);)*
                 }
                 fn clear(&mut self) {
                     #(self.#names.clear();)*
@@ -305,7 +305,7 @@ impl Context<'_> {
                     #(self.#names.reserve(other.#names.len() / 2);)*
                 }
                 fn recycle_for(&mut self, like: &Self) {
-                    #(#rt::program::recycle_set(&mut self.#names, like.#names.len());)*
+                    #(#rt::generated::recycle_set(&mut self.#names, like.#names.len());)*
                 }
                 fn derived_part(&self) -> Self { Self { #(#derived,)* } }
                 fn into_derived_part(mut self) -> Self {
@@ -313,16 +313,16 @@ impl Context<'_> {
                     self
                 }
                 fn write_sorted(&self, out: &mut ::std::string::String) {
-                    #(#rt::program::write_sorted(out, &self.#sorted);)*
+                    #(#rt::generated::write_sorted(out, &self.#sorted);)*
                 }
                 fn ground(&self) -> ::std::vec::Vec<#rt::GroundFact> {
                     let mut ground = ::std::vec::Vec::with_capacity(#rt::FactSets::len(self));
-                    #(#rt::program::extend_ground(&mut ground, &self.#sorted);)*
+                    #(#rt::generated::extend_ground(&mut ground, &self.#sorted);)*
                     ground
                 }
                 fn to_vec(&self) -> ::std::vec::Vec<#fact_enum> {
                     let mut facts = ::std::vec::Vec::with_capacity(#rt::FactSets::len(self));
-                    #(facts.extend(#rt::program::sorted(&self.#sorted).into_iter().cloned().map(#fact_enum::#sorted));)*
+                    #(facts.extend(#rt::generated::sorted(&self.#sorted).into_iter().cloned().map(#fact_enum::#sorted));)*
                     facts
                 }
                 fn contains_fact(&self, fact: &#fact_enum) -> bool {

@@ -8,8 +8,9 @@
 
 use std::time::{Duration, Instant};
 
+use crate::admit::Admit;
 use crate::batch::Batch;
-use crate::program::{Admit, Bookkeeping, DerivationSample, Fact, FactSets, Program, Work};
+use crate::program::{Bookkeeping, DerivationSample, Fact, FactSets, Program, Work};
 use crate::relation::Stamp;
 use crate::report::{Phase, Round, Trace, UpdateReport, Witness};
 use crate::settings::Settings;

@@ -262,7 +262,7 @@ impl<K, R> Keyed<K, R> {
 ///   row moved to keep the next invariant takes `before` past the rows it moved over.
 /// - in a stamped index, the rows are in the order of their stamps (retired ones, kept as
 ///   [`RETIRED`], last), so that a loss of support finds the heads in a delta fact's stamp
-///   range by binary search ([`heads_in_range`](crate::program::heads_in_range)) rather
+///   range by binary search ([`heads_in_range`](crate::generated::heads_in_range)) rather
 ///   than by copying and sorting the bucket (non-linear chain, 1 deletion by alternative
 ///   proofs: 26.5 → 23.6 ms, medians of three alternating runs of `profile_update 2
 ///   altproof 1 21`; from scratch and the other workloads' updates unchanged). Facts come

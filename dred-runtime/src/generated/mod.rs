@@ -3,6 +3,13 @@
 
 use std::marker::PhantomData;
 
+mod held;
+mod sets;
+
+pub use crate::admit::held_admits;
+pub use held::*;
+pub use sets::*;
+
 /// Reads a column value as the type of another column that one rule variable also
 /// occupies. The macro compares column types by spelling, so two spellings of one type
 /// (`NodeId` and `u32` after `type NodeId = u32;`) reach rustc, which alone can tell;

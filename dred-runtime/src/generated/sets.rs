@@ -1,0 +1,98 @@
+//! Set operations and text output over a relation's facts that generated code calls per
+//! relation.
+
+use crate::program::Record;
+use crate::relation::{FactSet, Relation, Tuple};
+use crate::text::GroundFact;
+
+/// Adds every fact of `other` to `set`. When `other` is the larger, `set` becomes a copy of
+/// it and takes its own facts back: a copy moves a table's entries without hashing them,
+/// and DRed's over-deleted set, joined by each round's facts, is the smaller of the two in
+/// most rounds where rounds grow (same-generation's grow fourfold).
+///
+/// ```
+/// use dred_runtime::generated::union_sets;
+/// use dred_runtime::FactSet;
+/// let mut set: FactSet<(u32,)> = [(1,)].into_iter().collect();
+/// let larger: FactSet<(u32,)> = [(1,), (2,), (3,)].into_iter().collect();
+/// union_sets(&mut set, &larger);
+/// assert_eq!(set, [(1,), (2,), (3,)].into_iter().collect());
+/// ```
+pub fn union_sets<T: Tuple>(set: &mut FactSet<T>, other: &FactSet<T>) {
+    if other.len() > set.len() {
+        let own = std::mem::replace(set, other.clone());
+        set.reserve(own.len());
+        set.extend(own);
+        return;
+    }
+    // `extend` reserves for only half of `other` when `set` is not empty.
+    set.reserve(other.len());
+    set.extend(other.iter().cloned());
+}
+
+/// Empties `set` for a round of about `expected` facts: keeps its room if that is at
+/// most twice what `expected` facts take, so that rounds of steady size reuse one table;
+/// frees it otherwise, so that a large round's room is not held through the smaller ones
+/// after it (at a materialization's memory peak).
+///
+/// ```
+/// use dred_runtime::generated::recycle_set;
+/// use dred_runtime::FactSet;
+/// let mut round: FactSet<(u32,)> = (0..100).map(|a| (a,)).collect();
+/// recycle_set(&mut round, 90);
+/// assert!(round.is_empty() && round.capacity() >= 100);
+/// recycle_set(&mut round, 10);
+/// assert_eq!(round.capacity(), 0);
+/// ```
+pub fn recycle_set<T: Tuple>(set: &mut FactSet<T>, expected: usize) {
+    if set.capacity() <= 2 * expected.max(16) {
+        set.clear();
+    } else {
+        *set = FactSet::default();
+    }
+}
+
+/// Removes every fact of `other` from `set`, walking the smaller of the two.
+pub fn subtract_sets<T: Tuple>(set: &mut FactSet<T>, other: &FactSet<T>) {
+    if other.len() < set.len() {
+        for fact in other {
+            set.remove(fact);
+        }
+    } else {
+        set.retain(|fact| !other.contains(fact));
+    }
+}
+
+/// The facts of `set`, in order.
+pub fn sorted<T: Tuple>(set: &FactSet<T>) -> Vec<&T> {
+    let mut facts: Vec<&T> = set.iter().collect();
+    facts.sort_unstable();
+    facts
+}
+
+/// Appends ` R(a,b)` for each fact of `set`, in order.
+pub fn write_sorted<T: Record>(out: &mut String, set: &FactSet<T>) {
+    for fact in sorted(set) {
+        out.push(' ');
+        out.push_str(T::NAME);
+        out.push('(');
+        out.push_str(&fact.render_values().join(","));
+        out.push(')');
+    }
+}
+
+/// Appends each fact of `set`, in order, as a [`GroundFact`].
+pub fn extend_ground<T: Record>(out: &mut Vec<GroundFact>, set: &FactSet<T>) {
+    out.extend(sorted(set).into_iter().map(|fact| GroundFact {
+        relation: T::NAME.to_string(),
+        values: fact.render_values(),
+    }));
+}
+
+/// Appends the facts of `relation` as tab-separated lines, in order.
+pub fn write_relation_tsv<T: Record, X>(out: &mut String, relation: &Relation<T, X>) {
+    for fact in relation.sorted() {
+        fact.write_tsv(out);
+        out.push('\n');
+    }
+}
