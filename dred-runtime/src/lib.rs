@@ -44,5 +44,5 @@ pub use relation::{
 };
 pub use report::{Phase, Round, Trace, UpdateReport, Witness};
 pub use settings::{HeldJoins, Settings};
-pub use strategy::Strategy;
+pub use strategy::{Strategy, UnknownStrategy};
 pub use text::{GroundFact, TextError};

@@ -1,5 +1,8 @@
 //! The ways an update can withdraw what a deletion took away.
 
+use std::fmt;
+use std::str::FromStr;
+
 #[allow(unused_imports)] // Named by the docs.
 use crate::program::{DerivationSample, Program};
 
@@ -35,4 +38,102 @@ pub enum Strategy {
     /// (what it changed is discarded with the derived relations) and it rematerializes.
     /// The report says which ran and why.
     Auto,
+}
+
+impl Strategy {
+    /// Every strategy, in the order the docs present them.
+    pub const ALL: [Strategy; 4] = [
+        Strategy::DRed,
+        Strategy::AltProof,
+        Strategy::Recompute,
+        Strategy::Auto,
+    ];
+
+    /// The strategy's name as the docs write it: the variant's name (`DRed`, `AltProof`,
+    /// `Recompute`, `Auto`). [`Strategy::from_str`] reads it back.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Strategy::DRed => "DRed",
+            Strategy::AltProof => "AltProof",
+            Strategy::Recompute => "Recompute",
+            Strategy::Auto => "Auto",
+        }
+    }
+}
+
+impl fmt::Display for Strategy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(self.name())
+    }
+}
+
+/// A name that is no [`Strategy`]'s; displays the name and the names accepted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownStrategy(pub String);
+
+impl fmt::Display for UnknownStrategy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "no strategy is named `{}`; the strategies are", self.0)?;
+        for (i, strategy) in Strategy::ALL.iter().enumerate() {
+            let sep = if i == 0 { " " } else { ", " };
+            write!(f, "{sep}`{strategy}`")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for UnknownStrategy {}
+
+impl FromStr for Strategy {
+    type Err = UnknownStrategy;
+
+    /// Reads a strategy's [name](Strategy::name), ignoring case, `-` and `_` (so that a
+    /// command line may say `alt-proof` or `dred`); surrounding whitespace is ignored too.
+    ///
+    /// ```
+    /// use dred_runtime::Strategy;
+    /// assert_eq!("alt-proof".parse(), Ok(Strategy::AltProof));
+    /// assert_eq!(Strategy::DRed.to_string().parse(), Ok(Strategy::DRed));
+    /// assert!("fastest".parse::<Strategy>().is_err());
+    /// ```
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let folded = |name: &str| -> String {
+            name.chars()
+                .filter(|c| !matches!(c, '-' | '_'))
+                .flat_map(char::to_lowercase)
+                .collect()
+        };
+        let wanted = folded(text.trim());
+        Strategy::ALL
+            .into_iter()
+            .find(|strategy| folded(strategy.name()) == wanted)
+            .ok_or_else(|| UnknownStrategy(text.to_string()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_strategy_round_trips_through_its_name() {
+        for strategy in Strategy::ALL {
+            assert_eq!(strategy.to_string().parse(), Ok(strategy));
+            assert_eq!(strategy.name().to_uppercase().parse(), Ok(strategy));
+            assert_eq!(format!("{strategy:>10}").len(), 10);
+        }
+        assert_eq!(" Alt_Proof ".parse(), Ok(Strategy::AltProof));
+        assert_eq!("recompute".parse(), Ok(Strategy::Recompute));
+    }
+
+    #[test]
+    fn an_unknown_name_is_an_error_that_lists_the_names() {
+        let error = "DRed2".parse::<Strategy>().unwrap_err();
+        assert_eq!(error, UnknownStrategy("DRed2".to_string()));
+        assert_eq!(
+            error.to_string(),
+            "no strategy is named `DRed2`; the strategies are `DRed`, `AltProof`, `Recompute`, `Auto`"
+        );
+        assert!("".parse::<Strategy>().is_err());
+    }
 }
