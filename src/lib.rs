@@ -436,7 +436,9 @@
 //!
 //! [`io::read_input_dir`] reads `<Relation>.facts` files (tab-separated, one fact per line);
 //! [`io::parse_tsv`] parses text; each value is checked against its column's type, and a
-//! bad file is rejected whole with its file, line and column. [`io::write_tsv`] and
+//! bad file is rejected whole with its file, line and column. A `.facts` file named for a
+//! derived relation or for no relation rejects the directory too
+//! ([`io::read_input_dir_lenient`] lists such files instead). [`io::write_tsv`] and
 //! [`io::write_derived_dir`] write relations back out.
 //!
 //! `from_facts_unchecked` builds a program from inputs *and* derived facts without

@@ -9,7 +9,9 @@ use std::collections::BTreeSet;
 
 use common::SEED_EDGES;
 
-use dred::runtime::io::{parse_tsv, read_input_dir, write_derived_dir, write_tsv};
+use dred::runtime::io::{
+    parse_tsv, read_input_dir, read_input_dir_lenient, write_derived_dir, write_tsv,
+};
 use dred::runtime::{FactSets, GroundFact, Program};
 use dred::{Batch, Trace};
 
@@ -291,6 +293,47 @@ fn fact_files_round_trip_through_a_directory() {
         Some(dir.join("E.facts").to_str().unwrap())
     );
     assert_eq!(error.line, Some(2));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A `.facts` file that names no input relation (a derived one, a misspelt one) rejects the
+/// directory, naming the file; the lenient reader lists such files and reads the rest.
+#[test]
+fn a_stray_fact_file_rejects_the_directory() {
+    let dir = std::env::temp_dir().join(format!("dred-stray-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("E.facts"), "a\tb\nb\tc\n").unwrap();
+    std::fs::write(dir.join("notes.txt"), "not a fact file").unwrap();
+    let (mut graph, _) = Graph::materialize(read_input_dir::<Graph>(&dir).unwrap());
+    let before = snapshot(&graph);
+
+    std::fs::write(dir.join("R.facts"), "a\tc\n").unwrap();
+    std::fs::write(dir.join("Edge.facts"), "c\td\n").unwrap();
+    let error = read_input_dir::<Graph>(&dir).unwrap_err();
+    let edge = dir.join("Edge.facts").display().to_string();
+    let derived = dir.join("R.facts").display().to_string();
+    assert_eq!(error.file.as_deref(), Some(edge.as_str()));
+    assert_eq!(
+        error.message,
+        format!("no relation is named `Edge`; the input relations are `E` (also stray: {derived})")
+    );
+
+    std::fs::remove_file(dir.join("Edge.facts")).unwrap();
+    let error = read_input_dir::<Graph>(&dir).unwrap_err();
+    assert_eq!(error.file.as_deref(), Some(derived.as_str()));
+    assert!(
+        error.message.starts_with("`R` is a derived relation"),
+        "{error}"
+    );
+
+    let (batch, stray) = read_input_dir_lenient::<Graph>(&dir).unwrap();
+    assert_eq!(stray, [dir.join("R.facts")]);
+    graph.update(batch);
+    assert_eq!(
+        snapshot(&graph),
+        before,
+        "the same input facts, read leniently"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -1,7 +1,7 @@
 //! Tab-separated fact files in and out (one file per relation, as Soufflé's `.facts`), with
 //! checked parsing: a bad file is rejected whole, naming file, line and column.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::batch::{check_input_relation, Batch};
 use crate::program::Program;
@@ -59,12 +59,55 @@ pub fn parse_tsv<P: Program>(
 }
 
 /// Reads `<dir>/<Relation>.facts` for every input relation of `P` that has such a file, as
-/// insertions. Any unreadable or malformed file rejects the whole directory.
+/// insertions. Any unreadable or malformed file rejects the whole directory, and so does a
+/// `.facts` file named for a derived relation or for no relation of `P` (a misspelt name
+/// would otherwise leave its relation silently empty): the error names the first such file
+/// in name order, and its message the others. Files with other extensions are not read.
+/// [`read_input_dir_lenient`] lists stray files instead.
 pub fn read_input_dir<P: Program>(dir: &Path) -> Result<Batch<P::Facts>, TextError> {
+    let (batch, stray) = read_input_dir_lenient::<P>(dir)?;
+    match stray.split_first() {
+        None => Ok(batch),
+        Some((first, others)) => {
+            let origin = first.display().to_string();
+            let mut message = stray_reason::<P>(first);
+            if !others.is_empty() {
+                let names: Vec<String> = others.iter().map(|p| p.display().to_string()).collect();
+                message.push_str(&format!(" (also stray: {})", names.join(", ")));
+            }
+            Err(TextError::new(message).at(&origin, 1, 1))
+        }
+    }
+}
+
+/// As [`read_input_dir`], but a `.facts` file that names no input relation is not an
+/// error: it is left unread and returned, with the others of its kind, in name order.
+pub fn read_input_dir_lenient<P: Program>(
+    dir: &Path,
+) -> Result<(Batch<P::Facts>, Vec<PathBuf>), TextError> {
+    let origin = dir.display().to_string();
+    let unreadable = |e: std::io::Error| {
+        TextError::new(format!("cannot read the directory: {e}")).at(&origin, 1, 1)
+    };
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(unreadable)? {
+        let path = entry.map_err(unreadable)?.path();
+        if path.extension().is_some_and(|e| e == "facts") && !path.is_dir() {
+            files.push(path);
+        }
+    }
+    files.sort();
     let mut batch = Batch::new();
-    for info in P::RELATIONS.iter().filter(|r| r.input) {
-        let path = dir.join(format!("{}.facts", info.name));
-        if !path.exists() {
+    let mut stray = Vec::new();
+    for path in files {
+        let relation = path.file_stem().and_then(|stem| stem.to_str());
+        let Some(info) = relation.and_then(|name| P::RELATIONS.iter().find(|r| r.name == name))
+        else {
+            stray.push(path);
+            continue;
+        };
+        if !info.input {
+            stray.push(path);
             continue;
         }
         let origin = path.display().to_string();
@@ -72,7 +115,30 @@ pub fn read_input_dir<P: Program>(dir: &Path) -> Result<Batch<P::Facts>, TextErr
             .map_err(|e| TextError::new(format!("cannot read: {e}")).at(&origin, 1, 1))?;
         parse_tsv::<P>(info.name, &text, &origin, true, &mut batch)?;
     }
-    Ok(batch)
+    Ok((batch, stray))
+}
+
+/// Why `path` is not read as input facts of `P`.
+fn stray_reason<P: Program>(path: &Path) -> String {
+    let name = path.file_stem().map(|stem| stem.to_string_lossy());
+    let name = name.as_deref().unwrap_or("");
+    if P::RELATIONS.iter().any(|r| r.name == name) {
+        format!("`{name}` is a derived relation; only input relations are read from fact files")
+    } else {
+        let inputs: Vec<&str> = P::RELATIONS
+            .iter()
+            .filter(|r| r.input)
+            .map(|r| r.name)
+            .collect();
+        format!(
+            "no relation is named `{name}`; the input relations are {}",
+            if inputs.is_empty() {
+                "none".to_string()
+            } else {
+                format!("`{}`", inputs.join("`, `"))
+            }
+        )
+    }
 }
 
 /// The facts of any relation of `program` as tab-separated text, sorted.
