@@ -460,6 +460,6 @@ pub use dred_macros::datalog;
 pub use dred_runtime as runtime;
 
 pub use dred_runtime::{
-    io, oracle, text, Batch, FactSets, GroundFact, Mismatch, Program, Relation, Settings, Strategy,
-    TextError, Trace, UpdateReport,
+    io, oracle, text, Abandoned, Account, Batch, FactSets, GroundFact, GuardBudget, Mismatch,
+    Program, Reason, Relation, Settings, Strategy, TextError, Trace, UnknownStrategy, UpdateReport,
 };

@@ -11,6 +11,7 @@
 
 #![warn(missing_docs)]
 
+pub mod account;
 pub mod admit;
 pub mod batch;
 mod bitset;
@@ -30,6 +31,7 @@ pub mod settings;
 pub mod strategy;
 pub mod text;
 
+pub use account::{Abandoned, Account, GuardBudget, Reason};
 pub use admit::Admit;
 pub use batch::Batch;
 pub use explain::{Explainer, Justification, NotDerived, Proof};

@@ -3,6 +3,7 @@
 use std::fmt;
 use std::time::Duration;
 
+use crate::account::{Account, Reason};
 use crate::program::FactSets;
 use crate::strategy::Strategy;
 
@@ -139,10 +140,12 @@ impl<F: FactSets> Phase<F> {
 /// that [`Strategy::Auto`] chose (with its reason).
 #[derive(Debug, Clone)]
 pub struct UpdateReport<F: FactSets> {
-    /// The strategy that ran ([`Strategy::Auto`] reports the one it chose).
+    /// The strategy that produced the result ([`Strategy::Auto`] reports the one it chose,
+    /// or [`Strategy::Recompute`] if it gave up).
     pub strategy: Strategy,
-    /// Why [`Strategy::Auto`] chose the strategy that ran (`None` for any other).
-    pub why: Option<String>,
+    /// What ran and why, as data: the strategy asked for, the one tried first, the reason,
+    /// and the counts of an attempt [`Strategy::Auto`] gave up on.
+    pub account: Account,
     /// D⁻: input facts that held and are gone after the batch.
     pub net_delete: F,
     /// A⁺: input facts that did not hold and do after the batch.
@@ -179,7 +182,7 @@ impl<F: FactSets> UpdateReport<F> {
     pub(crate) fn new(net_delete: F, net_insert: F, trace: Trace) -> Self {
         UpdateReport {
             strategy: Strategy::DRed,
-            why: None,
+            account: Account::requested(Strategy::DRed),
             net_delete,
             net_insert,
             overdelete: Phase::default(),
@@ -196,6 +199,12 @@ impl<F: FactSets> UpdateReport<F> {
             trace,
             work: 0,
         }
+    }
+
+    /// Why [`Strategy::Auto`] ran what it ran, as the report's first line gives it (`None`
+    /// for a strategy the caller named).
+    pub fn why(&self) -> Option<String> {
+        (self.account.requested == Strategy::Auto).then(|| self.account.to_string())
     }
 
     /// How many derived facts were restored by rederivation.
@@ -307,7 +316,10 @@ fn write_round<F: FactSets>(
 impl<F: FactSets> fmt::Display for UpdateReport<F> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let [deletion, deleted_derived, rederive, insert] = self.labels();
-        match (self.strategy, &self.why) {
+        match (self.strategy, &self.why()) {
+            (_, Some(why)) if self.account.reason == Reason::NothingDeleted => {
+                writeln!(f, "strategy: none ({why})")?
+            }
             (Strategy::DRed | Strategy::Auto, None) => {}
             (Strategy::DRed | Strategy::Auto, Some(why)) => writeln!(f, "strategy: DRed ({why})")?,
             (Strategy::AltProof, None) => writeln!(f, "strategy: alternative proofs")?,

@@ -8,6 +8,7 @@
 
 use std::time::{Duration, Instant};
 
+use crate::account::{Abandoned, Account, GuardBudget, Reason};
 use crate::admit::Admit;
 use crate::batch::Batch;
 use crate::program::{Bookkeeping, DerivationSample, Fact, FactSets, Program, Work};
@@ -112,22 +113,20 @@ fn sample_derivations<P: Program>(program: &mut P) {
 const MULTIPLY_DERIVED_SHARE: u32 = 64;
 
 /// The incremental strategy [`Strategy::Auto`] runs, and why.
-fn incremental_choice(bookkeeping: &Bookkeeping) -> (Strategy, String) {
-    let (sampled, multiply) = (
+fn incremental_choice(bookkeeping: &Bookkeeping) -> (Strategy, Reason) {
+    let (sampled, multiply_derived) = (
         bookkeeping.sample.facts,
         bookkeeping.sample.multiply_derived,
     );
-    let seen = format!("{multiply} of {sampled} sampled derived facts have a second derivation");
-    if sampled > 0 && multiply * MULTIPLY_DERIVED_SHARE <= sampled {
-        (
-            Strategy::DRed,
-            format!("{seen}: at most 1/{MULTIPLY_DERIVED_SHARE}"),
-        )
+    let reason = Reason::SampledDerivations {
+        sampled,
+        multiply_derived,
+        share: MULTIPLY_DERIVED_SHARE,
+    };
+    if sampled > 0 && multiply_derived * MULTIPLY_DERIVED_SHARE <= sampled {
+        (Strategy::DRed, reason)
     } else {
-        (
-            Strategy::AltProof,
-            format!("{seen}: more than 1/{MULTIPLY_DERIVED_SHARE}"),
-        )
+        (Strategy::AltProof, reason)
     }
 }
 
@@ -178,20 +177,14 @@ struct Guard {
     taper: f64,
 }
 
-enum GuardBudget {
-    /// A share of a recompute's expected time.
-    Time(Duration),
-    /// A share of a recompute's expected rows, for recomputes too short to time.
-    Rows(u64),
-}
-
 impl Guard {
     /// The guard of an update whose net deletion is `deleted` of `inputs` input facts.
     fn new<P: Program>(program: &P, deleted: usize, inputs: usize) -> Self {
         let (rows, time) = recompute_estimate(program);
         let taper = Self::taper(deleted, inputs);
         let budget = if time >= GUARD_MIN_TIME {
-            GuardBudget::Time(time.mul_f64(taper) / GUARD_TIME_SHARE)
+            let nanos = (time.mul_f64(taper) / GUARD_TIME_SHARE).as_nanos();
+            GuardBudget::Nanos(u64::try_from(nanos).unwrap_or(u64::MAX))
         } else {
             GuardBudget::Rows((rows as f64 * taper) as u64 / GUARD_SHARE)
         };
@@ -220,32 +213,23 @@ impl Guard {
     /// The budget the guarded joins count against.
     fn work(&self) -> Work {
         match self.budget {
-            GuardBudget::Time(time) => Work::limited(u64::MAX, Some(self.started + time)),
+            GuardBudget::Nanos(nanos) => {
+                Work::limited(u64::MAX, Some(self.started + Duration::from_nanos(nanos)))
+            }
             GuardBudget::Rows(rows) => Work::limited(rows, None),
         }
     }
 
-    /// Why the update gave up, having run `strategy` and visited `spent` rows.
-    fn why(&self, strategy: Strategy, spent: u64) -> String {
-        let share = match self.budget {
-            GuardBudget::Time(time) => {
-                format!("{time:.1?}, 1/{GUARD_TIME_SHARE} of a recompute's time")
-            }
-            GuardBudget::Rows(rows) => format!("{rows} rows, 1/{GUARD_SHARE} of a recompute's"),
-        };
-        let budget = if self.taper < 1.0 {
-            format!("{share} × {:.2} for the deletion's size", self.taper)
-        } else {
-            share
-        };
-        let name = match strategy {
-            Strategy::DRed => "DRed",
-            _ => "alternative proofs",
-        };
-        format!(
-            "{name} passed the guard after {:.1?} and {spent} rows visited (budget: {budget})",
-            self.started.elapsed()
-        )
+    /// Why the update gave up.
+    fn reason(&self) -> Reason {
+        Reason::GuardReached {
+            budget: self.budget,
+            share: match self.budget {
+                GuardBudget::Nanos(_) => GUARD_TIME_SHARE,
+                GuardBudget::Rows(_) => GUARD_SHARE as u32,
+            },
+            taper: self.taper,
+        }
     }
 }
 
@@ -278,7 +262,8 @@ pub fn update_using<P: Program>(
     deletions.subtract(&insertions);
     program.retain_held(&mut insertions, false);
 
-    match strategy {
+    let requested = Account::requested(strategy);
+    let mut report = match strategy {
         Strategy::DRed => dred(program, deletions, insertions, Work::unlimited(), trace)
             .unwrap_or_else(|_| unreachable!("no guard, no fallback")),
         Strategy::AltProof => {
@@ -293,48 +278,77 @@ pub fn update_using<P: Program>(
             )
             .unwrap_or_else(|_| unreachable!("no guard, no fallback"))
         }
-        Strategy::Recompute => recompute(program, deletions, insertions, None, trace),
-        Strategy::Auto => {
-            let inputs = program.input_count();
-            if deletions.len() * RECOMPUTE_SHARE > inputs {
-                let why = format!(
-                    "the net deletion ({} facts) is more than 1/{RECOMPUTE_SHARE} of the {inputs} input facts",
-                    deletions.len()
-                );
-                return recompute(program, deletions, insertions, Some(why), trace);
-            }
-            if program.bookkeeping().clock > CLOCK_LIMIT {
-                let why = "the stamp clock is exhausted".to_string();
-                return recompute(program, deletions, insertions, Some(why), trace);
-            }
-            let guard = Guard::new(program, deletions.len(), inputs);
-            let (chosen, why) = incremental_choice(program.bookkeeping());
-            let attempt = match chosen {
-                Strategy::DRed => dred(program, deletions, insertions, guard.work(), trace),
-                _ => {
-                    let facts = program.fact_count();
-                    let Some(unreachable) =
-                        closure_losses(program, &deletions, facts / UNREACHABLE_SHARE)
-                    else {
-                        let why = format!(
-                            "the deletion takes more than 1/{UNREACHABLE_SHARE} of the {facts} facts from closure relations"
-                        );
-                        return recompute(program, deletions, insertions, Some(why), trace);
-                    };
-                    let work = guard.work();
-                    alt_proof(program, deletions, insertions, unreachable, work, trace)
-                }
+        Strategy::Recompute => recompute(program, deletions, insertions, requested.clone(), trace),
+        Strategy::Auto => return auto(program, deletions, insertions, trace),
+    };
+    report.account = requested;
+    if report.net_delete.is_empty() && strategy != Strategy::Recompute {
+        report.account.first_tried = None;
+        report.account.reason = Reason::NothingDeleted;
+    }
+    report
+}
+
+/// [`Strategy::Auto`] on a normalized batch: see its doc.
+fn auto<P: Program>(
+    program: &mut P,
+    deletions: P::Facts,
+    insertions: P::Facts,
+    trace: Trace,
+) -> UpdateReport<P::Facts> {
+    let account = |first_tried, reason| Account {
+        requested: Strategy::Auto,
+        first_tried,
+        reason,
+        abandoned: None,
+    };
+    if deletions.is_empty() {
+        let empty = Work::unlimited();
+        let mut report = dred(program, deletions, insertions, empty, trace)
+            .unwrap_or_else(|_| unreachable!("nothing to delete, nothing to guard"));
+        report.account = account(None, Reason::NothingDeleted);
+        return report;
+    }
+    let inputs = program.input_count();
+    if deletions.len() * RECOMPUTE_SHARE > inputs {
+        let reason = Reason::LargeDeletion {
+            deleted: deletions.len(),
+            inputs,
+            share: RECOMPUTE_SHARE,
+        };
+        return recompute(program, deletions, insertions, account(None, reason), trace);
+    }
+    if program.bookkeeping().clock > CLOCK_LIMIT {
+        let reason = Reason::ClockExhausted;
+        return recompute(program, deletions, insertions, account(None, reason), trace);
+    }
+    let guard = Guard::new(program, deletions.len(), inputs);
+    let (chosen, reason) = incremental_choice(program.bookkeeping());
+    let attempt = match chosen {
+        Strategy::DRed => dred(program, deletions, insertions, guard.work(), trace),
+        _ => {
+            let facts = program.fact_count();
+            let Some(unreachable) = closure_losses(program, &deletions, facts / UNREACHABLE_SHARE)
+            else {
+                let reason = Reason::LargeClosureLoss {
+                    facts,
+                    share: UNREACHABLE_SHARE as u32,
+                };
+                return recompute(program, deletions, insertions, account(None, reason), trace);
             };
-            match attempt {
-                Ok(mut report) => {
-                    report.why = Some(why);
-                    report
-                }
-                Err((deletions, insertions, spent)) => {
-                    let why = guard.why(chosen, spent);
-                    recompute(program, deletions, insertions, Some(why), trace)
-                }
-            }
+            let work = guard.work();
+            alt_proof(program, deletions, insertions, unreachable, work, trace)
+        }
+    };
+    match attempt {
+        Ok(mut report) => {
+            report.account = account(Some(chosen), reason);
+            report
+        }
+        Err(over) => {
+            let mut gave_up = account(Some(chosen), guard.reason());
+            gave_up.abandoned = Some(over.abandoned);
+            recompute(program, over.deletions, over.insertions, gave_up, trace)
         }
     }
 }
@@ -378,11 +392,13 @@ fn dred<P: Program>(
             &mut work,
         );
         let Some(overdeleted) = overdeleted else {
-            return Err((deletions, insertions, work.rows()));
+            let rows = work.rows();
+            return Err(OverBudget::new(deletions, insertions, &report, None, rows));
         };
         report.overdelete.elapsed = started.elapsed();
         if rederive_lost(program, &mut report, overdeleted, None, &mut work).is_none() {
-            return Err((deletions, insertions, work.rows()));
+            let rows = work.rows();
+            return Err(OverBudget::new(deletions, insertions, &report, None, rows));
         }
     }
     report.work = work.rows();

@@ -4,8 +4,38 @@
 
 use super::*;
 
-/// A normalized batch handed back when the guard stopped the update, with the work done.
-pub(super) type OverBudget<F> = (F, F, u64);
+/// A normalized batch handed back when the guard stopped the update, with what the
+/// attempt had done.
+pub(super) struct OverBudget<F> {
+    pub(super) deletions: F,
+    pub(super) insertions: F,
+    pub(super) abandoned: Abandoned,
+}
+
+impl<F: FactSets> OverBudget<F> {
+    /// The batch, and what the attempt `report` records had done (with `checked`, the
+    /// checks of a loss of support the report does not hold yet) in `work` rows.
+    pub(super) fn new(
+        deletions: F,
+        insertions: F,
+        report: &UpdateReport<F>,
+        checked: Option<&Phase<F>>,
+        work: u64,
+    ) -> Self {
+        let abandoned = Abandoned {
+            work,
+            rounds: report.overdelete.rounds.len(),
+            taken_out: report.overdelete.total(),
+            checked: checked.or(report.checked.as_ref()).map_or(0, Phase::total),
+            rederived: report.rederived(),
+        };
+        OverBudget {
+            deletions,
+            insertions,
+            abandoned,
+        }
+    }
+}
 
 /// [`Strategy::Auto`] rematerializes when the facts a deletion takes from closure
 /// relations kept by reachability ([`Program::closure_losses`]) are more than
@@ -80,7 +110,14 @@ pub(super) fn alt_proof<P: Program>(
             &mut work,
         );
         let Some((unsupported, rose_twice)) = unsupported else {
-            return Err((deletions, insertions, work.rows()));
+            let rows = work.rows();
+            return Err(OverBudget::new(
+                deletions,
+                insertions,
+                &report,
+                Some(&checked),
+                rows,
+            ));
         };
         checked.elapsed = started.elapsed();
         report.overdelete.elapsed = checked.elapsed;
@@ -94,7 +131,8 @@ pub(super) fn alt_proof<P: Program>(
             &mut work,
         );
         if rederived.is_none() {
-            return Err((deletions, insertions, work.rows()));
+            let rows = work.rows();
+            return Err(OverBudget::new(deletions, insertions, &report, None, rows));
         }
     }
     report.work = work.rows();
@@ -249,13 +287,13 @@ pub(super) fn unsupport_phase<P: Program>(
     Some((gone.into_derived_part(), rose_twice))
 }
 
-/// Rematerializes from the input facts after the batch; `why` says why [`Strategy::Auto`]
-/// chose it. The report's insertion rounds and work are the new materialization's.
+/// Rematerializes from the input facts after the batch; `account` says how the update
+/// came to it. The report's insertion rounds and work are the new materialization's.
 pub(super) fn recompute<P: Program>(
     program: &mut P,
     deletions: P::Facts,
     insertions: P::Facts,
-    why: Option<String>,
+    account: Account,
     trace: Trace,
 ) -> UpdateReport<P::Facts> {
     let started = Instant::now();
@@ -286,7 +324,7 @@ pub(super) fn recompute<P: Program>(
     *program.bookkeeping_mut() = measured;
     let mut report = UpdateReport::new(deletions, insertions, trace);
     report.strategy = Strategy::Recompute;
-    report.why = why;
+    report.account = account;
     report.insert = std::mem::take(&mut rebuilt.insert);
     report.insert.elapsed = started.elapsed();
     report.work = rebuilt.work;
@@ -360,10 +398,12 @@ pub(super) fn rederive_lost<P: Program>(
     }
     let started = Instant::now();
     let mut rederive = Phase::default();
-    rederive_phase(program, lost, derivable_first, &mut rederive, trace, work)?;
+    // Kept when the budget runs out too: the rounds done are part of an abandoned
+    // attempt's account.
+    let finished = rederive_phase(program, lost, derivable_first, &mut rederive, trace, work);
     rederive.elapsed = started.elapsed();
     report.rederive = Some(rederive);
-    Some(())
+    finished.map(|_| ())
 }
 
 /// Rederivation: round 1 restores the over-deleted facts derivable from the survivors
