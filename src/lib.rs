@@ -260,20 +260,22 @@
 //!   of the derived ones ([`DerivationSample`](runtime::DerivationSample)). At most one
 //!   in 64, and DRed over-deletes little that is not really gone, while alternative proofs
 //!   would check every fact before withdrawing it: Auto runs DRed; more, and it runs
-//!   alternative proofs. Either runs under a guard: the joins count the rows they visit
-//!   and consult the guard every thousand rows, inside a round; once an update has
-//!   taken a ninth of the time the fastest materialization seen took (scaled to today's
-//!   size; a fifth of its rows if it took under 2 ms), the joins stop where they are and
-//!   it recomputes. The larger the deletion, the smaller that share: it falls linearly
-//!   to nothing at the twentieth where Auto recomputes outright, as a larger deletion
-//!   tends to leave less to recompute. An update that gives up thus costs at most about
-//!   a ninth more than a recompute of the model it started from; more than that
-//!   against the recompute after it when that estimate rests on one slow timing, or when
-//!   the update takes away much of the model (the suite's back-to-back pairs in
+//!   alternative proofs. Either runs under a guard: the joins and rounds count their work
+//!   (rows visited, facts looked up one by one, facts taken out or put back, weighted as
+//!   [`Counted`](runtime::program::Counted) says), and once an update has counted a ninth
+//!   of what the last materialization counted (scaled to today's size), the joins stop
+//!   where they are and it recomputes. Work is counted, never timed, so that the same
+//!   program, facts and batch take the same decisions, and give the same report, on any
+//!   machine and in any run. The larger the deletion, the smaller that share: it falls
+//!   linearly to nothing at the twentieth where Auto recomputes outright, as a larger
+//!   deletion tends to leave less to recompute. An update that gives up thus costs about
+//!   a ninth more than a recompute of the model it started from; more where the counts
+//!   run behind time (lookups that miss the cache more often than the weights assume), or
+//!   when the update takes away much of the model (the suite's back-to-back pairs in
 //!   `BENCHMARKS.md` measure it). Where closures are kept by reachability, it also
 //!   recomputes when they lose more than an eighth of all facts: found at once, each
 //!   still costs more to take out of its relation and indexes than a fact kept costs a
-//!   recompute. The report's `why` says when and why.
+//!   recompute. The report's `account` says, as data, what ran and why.
 //!
 //! When each wins, on this repository's benchmark suite (`BENCHMARKS.md`, one run on a
 //! shared, noisy 2-core machine, whose processor can change between runs: read the ratios,
@@ -460,6 +462,6 @@ pub use dred_macros::datalog;
 pub use dred_runtime as runtime;
 
 pub use dred_runtime::{
-    io, oracle, text, Abandoned, Account, Batch, FactSets, GroundFact, GuardBudget, Mismatch,
-    Program, Reason, Relation, Settings, Strategy, TextError, Trace, UnknownStrategy, UpdateReport,
+    io, oracle, text, Abandoned, Account, Batch, FactSets, GroundFact, Mismatch, Program, Reason,
+    Relation, Settings, Strategy, TextError, Trace, UnknownStrategy, UpdateReport,
 };

@@ -91,8 +91,11 @@ pub struct UpdateCounts {
     pub unreachable: usize,
     /// The strategy that ran.
     pub strategy: dred::Strategy,
-    /// Rows the update's joins visited.
+    /// The deletion strategy that ran first (see `dred::Account::first_tried`).
+    pub first_tried: Option<dred::Strategy>,
+    /// The update's counted work (units), and the same by kind.
     pub work: u64,
+    pub counted: dred::runtime::Counted,
     /// Time in the deletion phase (over-deletion or checking) and in rederivation.
     pub phases: [std::time::Duration; 2],
     /// Rounds of the deletion phase and of rederivation.
@@ -113,7 +116,9 @@ fn counts<F: dred::FactSets>(report: &dred::UpdateReport<F>) -> UpdateCounts {
         restamped: report.restamped(),
         unreachable: report.by_reachability.as_ref().map_or(0, |round| round.len),
         strategy: report.strategy,
+        first_tried: report.account.first_tried,
         work: report.work,
+        counted: report.counted,
         rounds: [
             report.overdelete.rounds.len(),
             report.rederive.as_ref().map_or(0, |p| p.rounds.len()),

@@ -77,28 +77,21 @@ pub enum Reason {
     /// [`Strategy::Auto`] gave up on its first strategy ([`Account::first_tried`]) at the
     /// guard, and recomputed.
     GuardReached {
-        /// The budget it had.
-        budget: GuardBudget,
-        /// The budget's share of a recompute's expected cost, before the taper.
+        /// The budget it had, in units of counted work ([`crate::program::Counted`]).
+        budget: u64,
+        /// What a recompute was expected to count.
+        recompute: u64,
+        /// The budget's share of a recompute's expected work, before the taper.
         share: u32,
         /// The share of the budget the deletion's size left (1 for a deletion of nothing).
         taper: f64,
     },
 }
 
-/// The budget of [`Strategy::Auto`]'s guard.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum GuardBudget {
-    /// A share of a recompute's expected time, in nanoseconds.
-    Nanos(u64),
-    /// A share of a recompute's expected rows, for a recompute too short to time.
-    Rows(u64),
-}
-
 /// What an attempt that [`Strategy::Auto`] gave up on had done.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Abandoned {
-    /// Rows its joins visited.
+    /// Its counted work ([`crate::program::Counted::units`]).
     pub work: u64,
     /// Rounds of over-deletion (or of loss of support) it recorded.
     pub rounds: usize,
@@ -145,18 +138,14 @@ impl fmt::Display for Reason {
             }
             Reason::GuardReached {
                 budget,
+                recompute,
                 share,
                 taper,
             } => {
-                f.write_str("passed the guard (budget: ")?;
-                match budget {
-                    GuardBudget::Nanos(nanos) => write!(
-                        f,
-                        "{:.1?}, 1/{share} of a recompute's time",
-                        std::time::Duration::from_nanos(nanos)
-                    )?,
-                    GuardBudget::Rows(rows) => write!(f, "{rows} rows, 1/{share} of a recompute's")?,
-                }
+                write!(
+                    f,
+                    "passed the guard (budget: {budget} units, 1/{share} of a recompute's {recompute}"
+                )?;
                 if taper < 1.0 {
                     write!(f, " × {taper:.2} for the deletion's size")?;
                 }
@@ -178,7 +167,7 @@ impl fmt::Display for Account {
                 };
                 write!(
                     f,
-                    "{name} {} after {} rows visited, {} facts taken out in {} rounds, {} checked, {} rederived",
+                    "{name} {} after {} units, {} facts taken out in {} rounds, {} checked, {} rederived",
                     self.reason,
                     abandoned.work,
                     abandoned.taken_out,
@@ -216,8 +205,9 @@ mod tests {
             requested: Strategy::Auto,
             first_tried: Some(Strategy::AltProof),
             reason: Reason::GuardReached {
-                budget: GuardBudget::Rows(500),
-                share: 5,
+                budget: 450,
+                recompute: 5000,
+                share: 10,
                 taper: 0.9,
             },
             abandoned: Some(Abandoned {
@@ -230,8 +220,8 @@ mod tests {
         };
         assert_eq!(
             account.to_string(),
-            "alternative proofs passed the guard (budget: 500 rows, 1/5 of a recompute's \
-             × 0.90 for the deletion's size) after 612 rows visited, 40 facts taken out in \
+            "alternative proofs passed the guard (budget: 450 units, 1/10 of a recompute's \
+             5000 × 0.90 for the deletion's size) after 612 units, 40 facts taken out in \
              3 rounds, 120 checked, 0 rederived"
         );
     }

@@ -31,14 +31,14 @@ pub mod settings;
 pub mod strategy;
 pub mod text;
 
-pub use account::{Abandoned, Account, GuardBudget, Reason};
+pub use account::{Abandoned, Account, Reason};
 pub use admit::Admit;
 pub use batch::Batch;
 pub use explain::{Explainer, Justification, NotDerived, Proof};
 pub use maintain::Mismatch;
 pub use program::{
-    AtomInfo, Bookkeeping, DerivationSample, Fact, FactSets, HasRelation, InputFact, Program,
-    Record, RelationInfo, RuleInfo, TermInfo, Work,
+    AtomInfo, Bookkeeping, Counted, DerivationSample, Fact, FactSets, HasRelation, InputFact,
+    Program, Record, RelationInfo, RuleInfo, TermInfo, Work,
 };
 pub use relation::{
     key_hash, key_runs, FactSet, Index, IndexLayout, IndexSet, IndexSource, KeyRuns, Relation,

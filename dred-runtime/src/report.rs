@@ -4,7 +4,7 @@ use std::fmt;
 use std::time::Duration;
 
 use crate::account::{Account, Reason};
-use crate::program::FactSets;
+use crate::program::{Counted, FactSets};
 use crate::strategy::Strategy;
 
 /// How much of each round an update keeps in its report.
@@ -174,8 +174,10 @@ pub struct UpdateReport<F: FactSets> {
     pub insert: Phase<F>,
     /// How much the report kept.
     pub trace: Trace,
-    /// Rows visited by the update's joins (the unit of the recompute guard).
+    /// The update's counted work ([`Counted::units`]: the unit of the recompute guard).
     pub work: u64,
+    /// The same work by kind.
+    pub counted: Counted,
 }
 
 impl<F: FactSets> UpdateReport<F> {
@@ -198,6 +200,7 @@ impl<F: FactSets> UpdateReport<F> {
             insert: Phase::default(),
             trace,
             work: 0,
+            counted: Counted::default(),
         }
     }
 

@@ -25,12 +25,64 @@ fn timed(
     (elapsed, counts.strategy)
 }
 
+/// `DRED_GUARD_CALIBRATE=1`: for every workload and deletion size where Auto tries an
+/// incremental strategy, that strategy unguarded and a recompute, each timed with the
+/// counts a guard can read (rows visited, facts touched), one JSON line each: the data a
+/// guard by counted work is calibrated on.
+fn calibrate(pairs: usize, only: &str) {
+    for workload in workloads().into_iter().filter(|w| w.name.contains(only)) {
+        let base = DredProgram::materialize(&workload);
+        for k in UPDATE_SIZES {
+            let (deletions, _) = update_facts(&workload, k, 7);
+            let mut probe = base.clone();
+            let Some(chosen) = probe
+                .update_using(&deletions, &[], Strategy::Auto)
+                .first_tried
+            else {
+                continue;
+            };
+            drop(probe);
+            for strategy in [chosen, Strategy::Recompute] {
+                let mut times = Vec::new();
+                let mut counts = None;
+                for _ in 0..pairs {
+                    let mut program = base.clone();
+                    let started = Instant::now();
+                    counts = Some(program.update_using(&deletions, &[], strategy));
+                    times.push(started.elapsed().as_secs_f64());
+                }
+                let c = counts.expect("at least one run");
+                let touched = c.net_delete
+                    + c.overdeleted
+                    + c.rederived
+                    + c.inserted
+                    + c.checked
+                    + c.restamped
+                    + c.unreachable;
+                println!(
+                    "{{\"workload\": {:?}, \"k\": {k}, \"strategy\": \"{strategy}\", \"units\": {}, \"rows\": {}, \"lookups\": {}, \"facts\": {}, \"touched\": {touched}, \"checked\": {}, \"s\": {}}}",
+                    workload.name,
+                    c.work,
+                    c.counted.rows,
+                    c.counted.lookups,
+                    c.counted.facts,
+                    c.checked,
+                    median(times)
+                );
+            }
+        }
+    }
+}
+
 fn main() {
     // Nine, not five: an update that gives up costs its budget plus a recompute, about 1.11×
     // on Andersen's 10 deletions, and single timings on this host move by ±15%; the
     // median of five pairs read 1.20×, 1.25× and 1.15× in three runs of the same build.
     let pairs: usize = env_or("DRED_GUARD_PAIRS", 9);
     let only: String = env_or("DRED_GUARD_WORKLOAD", String::new());
+    if env_or("DRED_GUARD_CALIBRATE", 0) == 1 {
+        return calibrate(pairs, &only);
+    }
     for workload in workloads().into_iter().filter(|w| w.name.contains(&only)) {
         let base = DredProgram::materialize(&workload);
         for k in UPDATE_SIZES {

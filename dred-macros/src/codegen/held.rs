@@ -195,7 +195,7 @@ impl Context<'_> {
                 };
                 quote! {
                     let #row = &#fact;
-                    work.visit(1);
+                    work.lookup();
                     #test
                 }
             })

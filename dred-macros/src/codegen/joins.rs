@@ -340,7 +340,7 @@ impl Context<'_> {
                 quote! {
                     {
                         let #row = &#fact;
-                        work.visit(1);
+                        work.lookup();
                         #test
                     }
                 }
@@ -376,12 +376,12 @@ impl Context<'_> {
                     _ => quote!(),
                 };
                 let binds = self.binds(rule, current, &row);
-                // Work is rows visited: counted per probe, but per row where a support
-                // check may stop early.
+                // Work is rows visited, counted per probe; a support check, which may stop
+                // early, counts each row as a lookup: it tests the row's fact's stamp.
                 let matched = with_level(quote!(#(#binds)* #inner));
                 let (per_probe, mut per_row) = match mode {
                     Mode::Live => (quote!(work.visit(rows.len() as u64);), quote!()),
-                    Mode::Supports => (quote!(), quote!(work.visit(1);)),
+                    Mode::Supports => (quote!(), quote!(work.lookup();)),
                 };
                 // A fire join stops between delta facts once the budget is spent.
                 if matches!(access, Access::Delta) {
@@ -465,7 +465,7 @@ impl Context<'_> {
                     for at in (0..older).rev().chain(older..stamps.len()) {
                         let #each = &rows.rows()[at];
                         #rebuilt
-                        work.visit(1);
+                        work.lookup();
                         let ::core::option::Option::Some(stamp) = rows.stamp(stamps[at], #row) else {
                             continue;
                         };

@@ -6,12 +6,12 @@
 //! rules over its input facts. Every function here preserves it; only
 //! [`from_facts_unchecked`] takes it on trust.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use crate::account::{Abandoned, Account, GuardBudget, Reason};
+use crate::account::{Abandoned, Account, Reason};
 use crate::admit::Admit;
 use crate::batch::Batch;
-use crate::program::{Bookkeeping, DerivationSample, Fact, FactSets, Program, Work};
+use crate::program::{Bookkeeping, Counted, DerivationSample, Fact, FactSets, Program, Work};
 use crate::relation::Stamp;
 use crate::report::{Phase, Round, Trace, UpdateReport, Witness};
 use crate::settings::Settings;
@@ -60,13 +60,12 @@ fn materialize_into<P: Program>(
     insert_phase(&mut program, seeds, &mut report.insert, trace, &mut work);
     program.finish_materialization();
     report.insert.elapsed = started.elapsed();
-    report.work = work.rows();
+    report.work = work.units();
+    report.counted = work.counted();
     let facts = program.fact_count();
-    program.bookkeeping_mut().record_materialization(
-        report.work,
-        report.insert.elapsed.as_nanos() as u64,
-        facts,
-    );
+    program
+        .bookkeeping_mut()
+        .record_materialization(report.work, facts);
     sample_derivations(&mut program);
     decide_reachability(&mut program);
     (program, report)
@@ -134,101 +133,74 @@ fn incremental_choice(bookkeeping: &Bookkeeping) -> (Strategy, Reason) {
 /// 1/`RECOMPUTE_SHARE` of the input facts.
 const RECOMPUTE_SHARE: usize = 20;
 
-/// [`Strategy::Auto`] stops and rematerializes once it has taken more than
-/// 1/`GUARD_TIME_SHARE` of the time a rematerialization is expected to take (tapered by
-/// the deletion's size, see [`Guard::taper`]). Its joins stop within
-/// [`Work::CONSULT_EVERY`] rows of the deadline, so an update that gives up costs at most
-/// about a ninth more than a recompute of the model it started from. A ninth, not a sixth:
-/// the recompute after a give-up is of what the deletion leaves, which can be much less
-/// (deleting 10 of the cycle's 1,100 edges takes away a quarter of its facts and a third of
-/// a recompute's time), and the estimate is a first materialization's, which pays for fresh
-/// memory that a recompute reuses and, on the cycle, took 36–43 ms against a recompute's
-/// 29–31. Medians of pairs (`cargo run --release -p dred-benches --bin guard`):
-/// - a sixth: Auto at 1.22× a recompute on the cycle's 10-edge deletion, 1.32× on
-///   non-linear chain's, 1.24× on Andersen's, 1.22× on linear random's 100 (5 pairs);
-/// - an eighth: 1.16×, 1.12×, 1.07×, 1.10× (5 pairs, in the same half hour as the sixth);
-///   later, with a faster recompute and the same estimate, the cycle's 1- and 10-edge
-///   deletions read 1.21× and 1.21× (9 pairs, with the shares below in the same half hour);
-/// - a ninth: the cycle's 1.15–1.16× and 1.16–1.17× (two runs), no other row above 1.11×;
-/// - a tenth: the cycle's 1.13× and 1.15×, but same-generation's 10 deletions (DRed,
-///   0.09× a recompute) gave up in 2 pairs of 9.
+/// [`Strategy::Auto`] stops and rematerializes once its counted work ([`Work`]) passes
+/// 1/`GUARD_SHARE` of what a recompute is expected to count (tapered by the deletion's
+/// size, see [`Guard::taper`]), so that an update that gives up costs about a ninth more
+/// than a recompute of the model it started from. The guard counts work instead of
+/// reading the clock so that the same program, facts and batch give the same choice and
+/// the same report on any machine and in any run.
 ///
-/// What it costs: an update whose incremental work takes more than a ninth of a first
-/// materialization gives up (non-linear closure on the random graph, 10 deletions:
-/// alternative proofs take 48–52 ms, about a seventh). The budget is time, not rows: an
-/// update's rows cost from one to two times a materialization's (a support check's row is
-/// a lookup that misses the cache), so a share of the rows would bound nothing (Andersen,
-/// 10 deletions: a fifth of the rows took a third of a recompute's time).
-const GUARD_TIME_SHARE: u32 = 9;
-
-/// Under this expected recompute time, or with none measured (a program loaded from its
-/// facts), the guard counts rows instead, 1/`GUARD_SHARE` of a rematerialization's: timing
-/// noise would decide otherwise, and a recompute that short costs little anyway.
-const GUARD_MIN_TIME: Duration = Duration::from_millis(2);
-
-/// See [`GUARD_MIN_TIME`].
-const GUARD_SHARE: u64 = 5;
+/// A ninth, as when the guard read the clock: with [`Counted`]'s weights, an update's
+/// share of a recompute's counted work is within 0.5–1.6× of its share of the time on the
+/// benchmarks' workloads (`DRED_GUARD_CALIBRATE=1 cargo run --release -p dred-benches
+/// --bin guard`; BENCHMARKS.md), and the update closest to the bound, same-generation's
+/// 10-edge deletion by DRed at 0.08× a recompute's time, counts 0.084× of its work against
+/// a budget of 0.10× (a tenth left it 7% of headroom).
+const GUARD_SHARE: u64 = 9;
 
 /// When [`Strategy::Auto`] gives up on an update.
 struct Guard {
-    started: Instant,
-    budget: GuardBudget,
+    /// The units a recompute is expected to count.
+    recompute: u64,
+    /// The units the update may count.
+    budget: u64,
     /// See [`Guard::taper`].
-    taper: f64,
+    taper: (u64, u64),
 }
 
 impl Guard {
     /// The guard of an update whose net deletion is `deleted` of `inputs` input facts.
     fn new<P: Program>(program: &P, deleted: usize, inputs: usize) -> Self {
-        let (rows, time) = recompute_estimate(program);
+        let recompute = recompute_estimate(program);
         let taper = Self::taper(deleted, inputs);
-        let budget = if time >= GUARD_MIN_TIME {
-            let nanos = (time.mul_f64(taper) / GUARD_TIME_SHARE).as_nanos();
-            GuardBudget::Nanos(u64::try_from(nanos).unwrap_or(u64::MAX))
-        } else {
-            GuardBudget::Rows((rows as f64 * taper) as u64 / GUARD_SHARE)
-        };
+        let budget = u128::from(recompute) * u128::from(taper.0)
+            / (u128::from(taper.1) * u128::from(GUARD_SHARE));
         Guard {
-            started: Instant::now(),
-            budget,
+            recompute,
+            budget: u64::try_from(budget).unwrap_or(u64::MAX),
             taper,
         }
     }
 
-    /// The share of the budget an update keeps: 1 for a deletion of nothing, falling
-    /// linearly to 0 at 1/[`RECOMPUTE_SHARE`] of the inputs, where [`Strategy::Auto`]
-    /// recomputes outright (so its cost does not jump there). The budget is a share of
-    /// what a recompute of *today's* model costs, but a give-up is followed by a recompute
-    /// of what the deletion leaves, and the larger a deletion, the more it tends to take
-    /// away: deleting 100 of same-generation's 2,046 edges takes away 63% of its facts,
-    /// and with the whole budget an update that gave up cost 1.39× the recompute after it,
-    /// tapered 1.03× (median of 5 pairs, `DRED_GUARD_WORKLOAD=same-generation cargo run
-    /// --release -p dred-benches --bin guard`; linear chain 1.37× → 1.07×, Andersen
-    /// 1.25× → 1.12×, linear random 1.14× → 1.01×, all at 100 deletions).
-    fn taper(deleted: usize, inputs: usize) -> f64 {
-        let share = deleted as f64 * RECOMPUTE_SHARE as f64 / inputs.max(1) as f64;
-        1.0 - share.min(1.0)
+    /// The share of the budget an update keeps, as a fraction: 1 for a deletion of
+    /// nothing, falling linearly to 0 at 1/[`RECOMPUTE_SHARE`] of the inputs, where
+    /// [`Strategy::Auto`] recomputes outright (so its cost does not jump there). The budget
+    /// is a share of what a recompute of *today's* model costs, but a give-up is followed
+    /// by a recompute of what the deletion leaves, and the larger a deletion, the more it
+    /// tends to take away: deleting 100 of same-generation's 2,046 edges takes away 63% of
+    /// its facts, and with the whole budget an update that gave up cost 1.39× the
+    /// recompute after it, tapered 1.03× (median of 5 pairs, `DRED_GUARD_WORKLOAD=
+    /// same-generation cargo run --release -p dred-benches --bin guard`; linear chain
+    /// 1.37× → 1.07×, Andersen 1.25× → 1.12×, linear random 1.14× → 1.01×, all at 100
+    /// deletions).
+    fn taper(deleted: usize, inputs: usize) -> (u64, u64) {
+        let inputs = inputs.max(1) as u64;
+        let share = (deleted as u64).saturating_mul(RECOMPUTE_SHARE as u64);
+        (inputs.saturating_sub(share), inputs)
     }
 
     /// The budget the guarded joins count against.
     fn work(&self) -> Work {
-        match self.budget {
-            GuardBudget::Nanos(nanos) => {
-                Work::limited(u64::MAX, Some(self.started + Duration::from_nanos(nanos)))
-            }
-            GuardBudget::Rows(rows) => Work::limited(rows, None),
-        }
+        Work::limited(self.budget)
     }
 
     /// Why the update gave up.
     fn reason(&self) -> Reason {
         Reason::GuardReached {
             budget: self.budget,
-            share: match self.budget {
-                GuardBudget::Nanos(_) => GUARD_TIME_SHARE,
-                GuardBudget::Rows(_) => GUARD_SHARE as u32,
-            },
-            taper: self.taper,
+            recompute: self.recompute,
+            share: GUARD_SHARE as u32,
+            taper: self.taper.0 as f64 / self.taper.1 as f64,
         }
     }
 }
@@ -353,21 +325,18 @@ fn auto<P: Program>(
     }
 }
 
-/// The work (rows visited) and time a rematerialization would take: the measure of one
-/// that [`Bookkeeping::record_materialization`] kept, scaled to today's fact count (twice
-/// the facts, and no time, if the program was never materialized from scratch).
-fn recompute_estimate<P: Program>(program: &P) -> (u64, Duration) {
+/// The work a rematerialization would count: the measure of one that
+/// [`Bookkeeping::record_materialization`] kept, scaled to today's fact count (a row and a
+/// fact's insertion per fact, if the program was never materialized from scratch).
+fn recompute_estimate<P: Program>(program: &P) -> u64 {
     let facts = program.fact_count() as u64;
     let bookkeeping = program.bookkeeping();
     match bookkeeping.scratch_facts as u64 {
-        0 => (2 * facts, Duration::ZERO),
+        0 => facts.saturating_mul(1 + Counted::FACT_UNITS),
         then => {
-            let scale =
-                |x: u64| (u128::from(x) * u128::from(facts.max(1)) / u128::from(then)) as u64;
-            (
-                scale(bookkeeping.scratch_work),
-                Duration::from_nanos(scale(bookkeeping.scratch_nanos)),
-            )
+            let scaled =
+                u128::from(bookkeeping.scratch_work) * u128::from(facts.max(1)) / u128::from(then);
+            u64::try_from(scaled).unwrap_or(u64::MAX)
         }
     }
 }
@@ -392,16 +361,15 @@ fn dred<P: Program>(
             &mut work,
         );
         let Some(overdeleted) = overdeleted else {
-            let rows = work.rows();
-            return Err(OverBudget::new(deletions, insertions, &report, None, rows));
+            return Err(OverBudget::new(deletions, insertions, &report, None, &work));
         };
         report.overdelete.elapsed = started.elapsed();
         if rederive_lost(program, &mut report, overdeleted, None, &mut work).is_none() {
-            let rows = work.rows();
-            return Err(OverBudget::new(deletions, insertions, &report, None, rows));
+            return Err(OverBudget::new(deletions, insertions, &report, None, &work));
         }
     }
-    report.work = work.rows();
+    report.work = work.units();
+    report.counted = work.counted();
     Ok(finish_with_insertion(program, insertions, report))
 }
 
@@ -423,16 +391,15 @@ fn finish_with_insertion<P: Program>(
             &mut work,
         );
         report.insert.elapsed = started.elapsed();
-        report.work += work.rows();
+        report.work += work.units();
+        report.counted += work.counted();
         // An insertion that built most of the model is as good a measure of a recompute's
         // cost as a materialization (and leaves the derivation sample stale, below).
         let facts = program.fact_count();
         if facts >= 2 * facts_before {
-            program.bookkeeping_mut().record_materialization(
-                work.rows(),
-                report.insert.elapsed.as_nanos() as u64,
-                facts,
-            );
+            program
+                .bookkeeping_mut()
+                .record_materialization(work.units(), facts);
         }
     }
     // Every strategy but a recompute ends here: retired facts past an eighth leave the
@@ -567,10 +534,10 @@ mod tests {
 
     #[test]
     fn the_guard_tapers_to_nothing_at_the_outright_recompute_share() {
-        assert_eq!(Guard::taper(0, 1000), 1.0);
-        assert_eq!(Guard::taper(25, 1000), 0.5);
-        assert_eq!(Guard::taper(1000 / RECOMPUTE_SHARE, 1000), 0.0);
-        assert_eq!(Guard::taper(1000, 1000), 0.0);
-        assert_eq!(Guard::taper(0, 0), 1.0);
+        assert_eq!(Guard::taper(0, 1000), (1000, 1000));
+        assert_eq!(Guard::taper(25, 1000), (500, 1000));
+        assert_eq!(Guard::taper(1000 / RECOMPUTE_SHARE, 1000), (0, 1000));
+        assert_eq!(Guard::taper(1000, 1000), (0, 1000));
+        assert_eq!(Guard::taper(0, 0), (1, 1));
     }
 }

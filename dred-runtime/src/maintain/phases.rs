@@ -20,10 +20,10 @@ impl<F: FactSets> OverBudget<F> {
         insertions: F,
         report: &UpdateReport<F>,
         checked: Option<&Phase<F>>,
-        work: u64,
+        work: &Work,
     ) -> Self {
         let abandoned = Abandoned {
-            work,
+            work: work.units(),
             rounds: report.overdelete.rounds.len(),
             taken_out: report.overdelete.total(),
             checked: checked.or(report.checked.as_ref()).map_or(0, Phase::total),
@@ -110,13 +110,12 @@ pub(super) fn alt_proof<P: Program>(
             &mut work,
         );
         let Some((unsupported, rose_twice)) = unsupported else {
-            let rows = work.rows();
             return Err(OverBudget::new(
                 deletions,
                 insertions,
                 &report,
                 Some(&checked),
-                rows,
+                &work,
             ));
         };
         checked.elapsed = started.elapsed();
@@ -131,11 +130,11 @@ pub(super) fn alt_proof<P: Program>(
             &mut work,
         );
         if rederived.is_none() {
-            let rows = work.rows();
-            return Err(OverBudget::new(deletions, insertions, &report, None, rows));
+            return Err(OverBudget::new(deletions, insertions, &report, None, &work));
         }
     }
-    report.work = work.rows();
+    report.work = work.units();
+    report.counted = work.counted();
     Ok(finish_with_insertion(program, insertions, report))
 }
 
@@ -195,6 +194,7 @@ pub(super) fn unsupport_phase<P: Program>(
         // Raise first, so that heads are compared at their new stamps: a fact that lost
         // support reaches the heads younger than it, and a risen fact those between its old
         // and new stamps (itself included): they may have counted on it, and can no more.
+        work.touch(rising.len());
         for (fact, stamp) in rising.drain(..) {
             highest = highest.max(stamp);
             program.restamp(&fact, stamp);
@@ -237,6 +237,7 @@ pub(super) fn unsupport_phase<P: Program>(
         };
         program.retire_facts(&losing);
         let losing_count = losing.len();
+        work.touch(losing_count);
         // Untraced, a round is only counted, so the smaller of the two sets joins the
         // larger: same-generation's rounds grow fourfold, and its last was copied into
         // `gone` fact by fact.
@@ -315,9 +316,9 @@ pub(super) fn recompute<P: Program>(
     empty.reserve_rooms(rooms);
     let (fresh, mut rebuilt) = materialize_into(empty, Batch::inserting(inputs), trace);
     *program = fresh;
-    // The clock restarts; the guard's estimate is the better of the two measures.
+    // The clock restarts; the guard's estimate is the recompute's own count.
     let now = *program.bookkeeping();
-    measured.record_materialization(now.scratch_work, now.scratch_nanos, now.scratch_facts);
+    measured.record_materialization(now.scratch_work, now.scratch_facts);
     measured.clock = now.clock;
     measured.sample = now.sample;
     measured.reachability = now.reachability;
@@ -328,6 +329,7 @@ pub(super) fn recompute<P: Program>(
     report.insert = std::mem::take(&mut rebuilt.insert);
     report.insert.elapsed = started.elapsed();
     report.work = rebuilt.work;
+    report.counted = rebuilt.counted;
     report
 }
 
@@ -365,6 +367,7 @@ pub(super) fn overdelete_phase<P: Program>(
             return None;
         }
         let next_witnesses = witnesses(program, &next, Some(&frontier), true, trace);
+        work.touch(frontier.len());
         phase.record(frontier, trace, frontier_witnesses);
         if next.is_empty() {
             break;
@@ -430,6 +433,7 @@ pub(super) fn rederive_phase<P: Program>(
             return None;
         }
         let stamp = next_stamp(program);
+        work.touch(restored.len());
         program.insert_facts(&restored, stamp);
         pending.subtract(&restored);
         let mut next = P::Facts::default();
@@ -465,6 +469,7 @@ pub(super) fn insert_phase<P: Program>(
         return;
     }
     let stamp = next_stamp(program);
+    work.touch(delta.len());
     program.insert_facts(&delta, stamp);
     let mut delta_witnesses = None;
     // A round's sets, once counted, hold the round after next if their room suits it
@@ -490,6 +495,7 @@ pub(super) fn insert_phase<P: Program>(
             return;
         }
         let stamp = next_stamp(program);
+        work.touch(next.len());
         program.insert_facts(&next, stamp);
         delta = next;
         delta_witnesses = next_witnesses;
