@@ -93,6 +93,8 @@ pub struct UpdateCounts {
     pub strategy: dred::Strategy,
     /// The deletion strategy that ran first (see `dred::Account::first_tried`).
     pub first_tried: Option<dred::Strategy>,
+    /// What an attempt Auto gave up on had done (see `dred::Account::abandoned`).
+    pub abandoned: Option<dred::Abandoned>,
     /// The update's counted work (units), and the same by kind.
     pub work: u64,
     pub counted: dred::runtime::Counted,
@@ -117,6 +119,7 @@ fn counts<F: dred::FactSets>(report: &dred::UpdateReport<F>) -> UpdateCounts {
         unreachable: report.by_reachability.as_ref().map_or(0, |round| round.len),
         strategy: report.strategy,
         first_tried: report.account.first_tried,
+        abandoned: report.account.abandoned,
         work: report.work,
         counted: report.counted,
         rounds: [

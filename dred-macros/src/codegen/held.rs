@@ -313,6 +313,8 @@ impl HeadEmit {
         quote! {
             let head = #head;
             if admit.has_causes() {
+                // A held head's stamp is looked up: count it as one, for the guard.
+                work.lookup();
                 #held
             } else if admit_in_batches {
                 #admitting.push(head);
