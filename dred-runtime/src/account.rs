@@ -88,6 +88,12 @@ pub enum Reason {
     },
 }
 
+/// Whether at most 1/`share` of `sampled` derived facts have a second derivation (none
+/// sampled: no): the rule by which [`Strategy::Auto`] chooses DRed.
+pub(crate) fn few_multiply_derived(sampled: u32, multiply_derived: u32, share: u32) -> bool {
+    sampled > 0 && multiply_derived * share <= sampled
+}
+
 /// What an attempt that [`Strategy::Auto`] gave up on had done.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Abandoned {
@@ -130,7 +136,7 @@ impl fmt::Display for Reason {
                     f,
                     "{multiply_derived} of {sampled} sampled derived facts have a second derivation: "
                 )?;
-                if sampled > 0 && multiply_derived * share <= sampled {
+                if few_multiply_derived(sampled, multiply_derived, share) {
                     write!(f, "at most 1/{share}")
                 } else {
                     write!(f, "more than 1/{share}")

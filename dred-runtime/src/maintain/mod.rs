@@ -8,7 +8,7 @@
 
 use std::time::Instant;
 
-use crate::account::{Abandoned, Account, Reason};
+use crate::account::{few_multiply_derived, Abandoned, Account, Reason};
 use crate::admit::Admit;
 use crate::batch::Batch;
 use crate::program::{Bookkeeping, Counted, DerivationSample, Fact, FactSets, Program, Work};
@@ -122,7 +122,7 @@ fn incremental_choice(bookkeeping: &Bookkeeping) -> (Strategy, Reason) {
         multiply_derived,
         share: MULTIPLY_DERIVED_SHARE,
     };
-    if sampled > 0 && multiply_derived * MULTIPLY_DERIVED_SHARE <= sampled {
+    if few_multiply_derived(sampled, multiply_derived, MULTIPLY_DERIVED_SHARE) {
         (Strategy::DRed, reason)
     } else {
         (Strategy::AltProof, reason)
