@@ -443,6 +443,28 @@
 //! ([`io::read_input_dir_lenient`] lists such files instead). [`io::write_tsv`] and
 //! [`io::write_derived_dir`] write relations back out.
 //!
+//! Code that handles several programs, or facts typed by a user, needs no static types:
+//! every program has a fact enum (`GraphFact` for `Graph`, one variant per relation) that
+//! parses with `FromStr` from the form reports print (`E(a,"New York")`) or from a fact
+//! file's line after the relation's name and a tab, and a batch takes such facts from an
+//! iterator, rejecting facts of derived relations:
+//!
+//! ```
+//! # use dred::Batch;
+//! # dred::datalog! {
+//! #     pub struct Graph;
+//! #     @input pub struct E(pub &'static str, pub &'static str);
+//! #     pub struct R(pub &'static str, pub &'static str);
+//! #     R(x, y) <- E(x, y);
+//! # }
+//! let facts: Vec<GraphFact> = ["E(a,b)", "E\tb\tNew York"].iter().map(|t| t.parse().unwrap()).collect();
+//! let mut batch = Batch::new();
+//! batch.insert_facts(facts).unwrap();
+//! let (graph, _) = Graph::materialize(batch);
+//! assert!(graph.contains(&R("b", "New York")));
+//! assert!(Batch::<GraphFacts>::new().insert_facts(["R(a,b)".parse().unwrap()]).is_err());
+//! ```
+//!
 //! `from_facts_unchecked` builds a program from inputs *and* derived facts without
 //! recomputing: DRed requires them to be exactly the least model, which it does not check;
 //! `verify` checks it by full recomputation.

@@ -56,6 +56,24 @@ impl<F: FactSets> Batch<F> {
         self
     }
 
+    /// Also deletes every fact of `facts`, given as the program's fact enum
+    /// ([`Fact`](crate::Fact)), which holds facts of any relation: if one is of a derived
+    /// relation, the error names it and the batch is left as it was.
+    pub fn delete_facts(
+        &mut self,
+        facts: impl IntoIterator<Item = F::Fact>,
+    ) -> Result<(), TextError> {
+        add_input_facts(&mut self.deletions, facts)
+    }
+
+    /// Also inserts every fact of `facts`, as [`Batch::delete_facts`] deletes them.
+    pub fn insert_facts(
+        &mut self,
+        facts: impl IntoIterator<Item = F::Fact>,
+    ) -> Result<(), TextError> {
+        add_input_facts(&mut self.insertions, facts)
+    }
+
     /// A batch inserting `insertions`.
     pub(crate) fn inserting(insertions: F) -> Self {
         Batch {
@@ -94,6 +112,22 @@ impl<F: FactSets> Batch<F> {
         };
         target.insert_text(relation, values)
     }
+}
+
+fn add_input_facts<F: FactSets>(
+    target: &mut F,
+    facts: impl IntoIterator<Item = F::Fact>,
+) -> Result<(), TextError> {
+    let facts: Vec<F::Fact> = facts.into_iter().collect();
+    if let Some(derived) = facts.iter().find(|fact| !F::is_input(fact)) {
+        return Err(TextError::new(format!(
+            "`{derived}` is a fact of a derived relation; only input relations can be updated"
+        )));
+    }
+    for fact in facts {
+        target.insert_fact(fact);
+    }
+    Ok(())
 }
 
 pub(crate) fn check_input_relation<P: Program>(relation: &str) -> Result<(), TextError> {

@@ -46,9 +46,32 @@ pub trait FactSets: Default + Clone + std::fmt::Debug {
     fn contains_fact(&self, fact: &Self::Fact) -> bool;
     /// Adds `fact`; returns whether it was new.
     fn insert_fact(&mut self, fact: Self::Fact) -> bool;
+    /// Parses a fact given untyped: relation name and one text value per column.
+    fn parse_fact(relation: &str, values: &[&str]) -> Result<Self::Fact, FieldError>;
+    /// Whether `fact` is of an input relation (the only kind an update batch accepts).
+    fn is_input(fact: &Self::Fact) -> bool;
+
     /// Adds a fact given untyped: relation name and one text value per column.
     /// Nothing is added on error.
-    fn insert_text(&mut self, relation: &str, values: &[&str]) -> Result<(), FieldError>;
+    fn insert_text(&mut self, relation: &str, values: &[&str]) -> Result<(), FieldError> {
+        self.insert_fact(Self::parse_fact(relation, values)?);
+        Ok(())
+    }
+
+    /// Parses one fact of any relation, written as reports print it (`Edge(a,"New York")`)
+    /// or as a fact file's line after the relation's name and a tab
+    /// ([`split_fact`](crate::text::split_fact) gives the grammar). The generated fact
+    /// enum's `FromStr` calls this. An error names the 1-based character column at fault.
+    fn fact_from_text(text: &str) -> Result<Self::Fact, TextError> {
+        let fact = crate::text::split_fact(text)?;
+        let fields: Vec<&str> = fact.fields.iter().map(String::as_str).collect();
+        Self::parse_fact(&fact.relation, &fields).map_err(|e| {
+            let column = e.field.map_or(1, |field| fact.columns[field]);
+            let mut error = TextError::new(e.message);
+            (error.line, error.column) = (Some(1), Some(column));
+            error
+        })
+    }
 }
 
 /// The typed facts a program can be asked about.

@@ -261,12 +261,21 @@ impl Context<'_> {
                 quote!(#name: self.#name.clone())
             }
         });
-        let inputs = self
+        let inputs: Vec<&Ident> = self
             .program
             .relations
             .iter()
             .filter(|r| r.input)
-            .map(|r| &r.name);
+            .map(|r| &r.name)
+            .collect();
+        let is_input = if inputs.is_empty() {
+            quote!({
+                let _ = fact;
+                false
+            })
+        } else {
+            quote!(::core::matches!(fact, #(#fact_enum::#inputs(_))|*))
+        };
         let sorted: Vec<&Ident> = self
             .by_name()
             .into_iter()
@@ -276,10 +285,7 @@ impl Context<'_> {
             let (name, ty) = (&r.name, self.ty(r));
             let text = name.unraw().to_string();
             quote! {
-                #text => {
-                    self.#name.insert(<#ty as #rt::Record>::parse_text(values)?);
-                    ::std::result::Result::Ok(())
-                }
+                #text => <#ty as #rt::Record>::parse_text(values).map(#fact_enum::#name),
             }
         });
         quote! {
@@ -331,7 +337,10 @@ impl Context<'_> {
                 fn insert_fact(&mut self, fact: #fact_enum) -> bool {
                     match fact { #(#fact_enum::#names(fact) => self.#names.insert(fact),)* }
                 }
-                fn insert_text(&mut self, relation: &str, values: &[&str]) -> ::std::result::Result<(), #rt::text::FieldError> {
+                fn is_input(fact: &#fact_enum) -> bool {
+                    #is_input
+                }
+                fn parse_fact(relation: &str, values: &[&str]) -> ::std::result::Result<#fact_enum, #rt::text::FieldError> {
                     match relation {
                         #(#text_arms)*
                         _ => ::std::result::Result::Err(#rt::text::FieldError {
@@ -348,6 +357,7 @@ impl Context<'_> {
         let rt = &self.rt;
         let empty_deref = self.empty_deref();
         let (vis, program, fact_enum) = (&self.program.vis, &self.program.name, &self.fact_enum);
+        let facts = &self.facts;
         let names: Vec<&Ident> = self.program.relations.iter().map(|r| &r.name).collect();
         let tys = self.tys();
         let doc = format!("A fact of any relation of [`{program}`].");
@@ -362,6 +372,15 @@ impl Context<'_> {
                     fn from(fact: #tys) -> Self { #fact_enum::#names(fact) }
                 }
             )*
+
+            /// Parses `Name(v1,v2)`, as `Display` writes it, or `Name`, tab, and the values
+            /// separated by tabs, as in fact files.
+            impl ::std::str::FromStr for #fact_enum {
+                type Err = #rt::TextError;
+                fn from_str(text: &str) -> ::std::result::Result<Self, #rt::TextError> {
+                    <#facts as #rt::FactSets>::fact_from_text(text)
+                }
+            }
 
             /// `Name(v1,v2)`, values as the trace format renders them.
             impl ::std::fmt::Display for #fact_enum {

@@ -5,6 +5,10 @@ use std::collections::HashSet;
 use std::fmt::{self, Debug, Write};
 use std::sync::Mutex;
 
+mod fact;
+
+pub use fact::{split_fact, FactFields};
+
 /// A fact with its values in canonical text form: what reports print and independent
 /// checkers compare.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
