@@ -370,6 +370,18 @@
 //! alternatives (for instance, [`Settings::with_reachability`]`(false)` checks closures
 //! by stamps, as in the example above).
 //!
+//! ## Hashing
+//!
+//! Every table of facts hashes them with a keyed hash (ahash, under keys drawn at random
+//! once per process; [`runtime::FactHashState`]), so that a service that maintains rules
+//! over facts sent by users cannot be sent facts chosen to collide. The key only changes
+//! the order in which sets iterate, never a result, a trace, a report's facts or
+//! [`Strategy::Auto`]'s choice. Counted work follows the order in which support searches
+//! meet rows, so two processes can count a support check a few rows apart, and a guard
+//! that stops on the very edge of its budget can stop in one and not in the other; build
+//! with the feature `fixed-hash` to hash with [`runtime::FixedHasher`], faster and the
+//! same in every process, for inputs you trust.
+//!
 //! ## Queries: magic sets
 //!
 //! `@query Name = Relation(args);` generates a second program, `Name`, that derives only

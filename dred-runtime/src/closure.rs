@@ -18,11 +18,11 @@
 //! rematerialized: see [`crate::Bookkeeping::reachability`].
 
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hash};
+use std::hash::Hash;
 
-use crate::fact::FactHasher;
+use crate::fact::FactHashState;
 
-type Map<K, V> = HashMap<K, V, BuildHasherDefault<FactHasher>>;
+type Map<K, V> = HashMap<K, V, FactHashState>;
 
 /// No node, no component.
 const NONE: u32 = u32::MAX;

@@ -2,7 +2,7 @@
 //! that sets and tables of facts use. The base of the crate: it depends on no other module.
 
 use std::collections::HashSet;
-use std::hash::{BuildHasherDefault, Hash, Hasher};
+use std::hash::{BuildHasher, Hash, Hasher};
 
 /// What a column value or a fact must offer to live in a relation.
 ///
@@ -11,7 +11,7 @@ pub trait Tuple: Clone + Eq + Hash + Ord + std::fmt::Debug + 'static {}
 impl<T: Clone + Eq + Hash + Ord + std::fmt::Debug + 'static> Tuple for T {}
 
 /// A set of facts of one relation (a delta, a round, an update batch).
-pub type FactSet<T> = HashSet<T, BuildHasherDefault<FactHasher>>;
+pub type FactSet<T> = HashSet<T, FactHashState>;
 
 /// When a fact was derived: a value of the program's clock, which advances by one per
 /// round of every phase that adds facts (and stops at `Stamp::MAX`).
@@ -38,23 +38,65 @@ pub fn claims_support(stamp: Stamp) -> bool {
 /// on it (the clock's first round is 1).
 pub const UNSTAMPED: Stamp = 0;
 
-/// The hasher of fact sets, fact maps and index keys (`relation::key_hash`): facts are
-/// short tuples of small values, hashed in the inner loop of every join, so the hash is one
-/// rotate-xor-multiply per word (the scheme of rustc's FxHasher), rotated at the end so
-/// that the well-mixed high bits reach the bucket index. It has a fixed seed, so it does
-/// not resist keys chosen to collide; it was measured faster than ahash on every workload
-/// of the benchmark suite.
-#[derive(Default, Clone, Copy)]
-pub struct FactHasher(u64);
+/// How fact sets, fact maps and index keys hash facts ([`FactSet`], `relation::key_hash`).
+///
+/// By default the hash is **keyed**: ahash, under keys drawn at random once per process, so
+/// that facts sent by a user cannot be chosen to collide (a table of colliding keys turns
+/// every probe into a walk over all of them). One key for the whole process, not one per
+/// table: an index is probed with a hash computed by a join, and a fact map's shard is
+/// chosen by the hash its table then reuses, so every table must hash alike. The key is a
+/// secret, not a setting: it changes the order in which sets iterate, never a result, a
+/// trace or an explanation.
+///
+/// With the crate feature `fixed-hash`, the hash is [`FixedHasher`] instead: faster, and
+/// the same in every run, but only for inputs you trust.
+#[derive(Default, Clone, Copy, Debug)]
+pub struct FactHashState;
 
-impl FactHasher {
+#[cfg(not(feature = "fixed-hash"))]
+impl BuildHasher for FactHashState {
+    type Hasher = ahash::AHasher;
+
+    #[inline]
+    fn build_hasher(&self) -> ahash::AHasher {
+        static KEYS: std::sync::OnceLock<ahash::RandomState> = std::sync::OnceLock::new();
+        KEYS.get_or_init(ahash::RandomState::new).build_hasher()
+    }
+}
+
+#[cfg(feature = "fixed-hash")]
+impl BuildHasher for FactHashState {
+    type Hasher = FixedHasher;
+
+    #[inline]
+    fn build_hasher(&self) -> FixedHasher {
+        FixedHasher::default()
+    }
+}
+
+/// A fast hash with a fixed seed, for inputs you trust (the crate feature `fixed-hash`
+/// makes it the hash of every table): one rotate-xor-multiply per word (the scheme of
+/// rustc's FxHasher), rotated at the end so that the well-mixed high bits reach the bucket
+/// index. Keys can be chosen to collide under it, by construction:
+///
+/// ```
+/// use std::hash::BuildHasher;
+/// type Fixed = std::hash::BuildHasherDefault<dred_runtime::FixedHasher>;
+/// let k = 0x51_7c_c1_b7_27_22_0a_95_u64;
+/// let pair = |a: u64| (a, (a.wrapping_mul(k)).rotate_left(5) ^ 7);
+/// assert_eq!(Fixed::default().hash_one(pair(1)), Fixed::default().hash_one(pair(2)));
+/// ```
+#[derive(Default, Clone, Copy, Debug)]
+pub struct FixedHasher(u64);
+
+impl FixedHasher {
     #[inline]
     fn add(&mut self, word: u64) {
         self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
     }
 }
 
-impl Hasher for FactHasher {
+impl Hasher for FixedHasher {
     #[inline]
     fn finish(&self) -> u64 {
         self.0.rotate_left(26)

@@ -3,12 +3,13 @@
 //! integers whose box of values they fill well enough, a bit and a stamp per point of it.
 
 use std::borrow::Cow;
+use std::collections::BinaryHeap;
 use std::hash::{BuildHasher, BuildHasherDefault};
 
 use hashbrown::hash_table::{Entry, HashTable};
 
 use crate::bitset::{Bitset, NoBitset, MAX_COLUMNS};
-use crate::fact::{FactHasher, Stamp, Tuple};
+use crate::fact::{FactHashState, FixedHasher, Stamp, Tuple};
 use crate::settings::Storage;
 
 mod entries;
@@ -37,8 +38,8 @@ const LARGEST_WHOLE: usize = 1 << 19;
 
 /// Which bits of a fact's hash choose its shard: above those a shard's table uses for its
 /// slot (the low bits) and below its tag (the top seven), so that facts in one shard still
-/// spread over all its slots and tags; and among [`FactHasher`]'s well-mixed bits (its
-/// state's high half, rotated: a product's low bits see only its factors' low bits).
+/// spread over all its slots and tags; and among the hash's well-mixed bits ([`FixedHasher`]'s state's
+/// high half, rotated: a product's low bits see only its factors' low bits).
 const SHARD_SHIFT: u32 = 52;
 
 /// The most bytes a dense map's stamps may take whatever its tables take, so that small
@@ -83,9 +84,14 @@ fn shard_of(hash: u64) -> usize {
     (hash >> SHARD_SHIFT) as usize % SHARDS
 }
 
+/// The hash that orders a sample ([`FactMap::sample`]).
+fn fixed_hash<T: Tuple>(fact: &T) -> u64 {
+    BuildHasherDefault::<FixedHasher>::default().hash_one(fact)
+}
+
 #[inline]
 fn hash_of<T: Tuple>(fact: &T) -> u64 {
-    BuildHasherDefault::<FactHasher>::default().hash_one(fact)
+    FactHashState.hash_one(fact)
 }
 
 /// Fact → stamp, in one hash table or, once that would grow past [`LARGEST_WHOLE`]
@@ -726,10 +732,10 @@ impl<T: Tuple> FactMap<T> {
         }
     }
 
-    /// Up to `n` facts, spread over the map: for a dense map, those at the points of its box
-    /// that a Weyl sequence visits (a step of an odd multiple of the golden ratio, a
-    /// permutation of the box's 2^k points), up to 64 points a fact, then the first of its
-    /// tables; else the first of its tables, whose order is their hashes'. The box's own
+    /// Up to `n` facts, spread over the map, the same in every run: for a dense map, those
+    /// at the points of its box that a Weyl sequence visits (a step of an odd multiple of
+    /// the golden ratio, a permutation of the box's 2^k points), up to 64 points a fact,
+    /// then those of its tables with the smallest [`FixedHasher`] hashes; else those. The box's own
     /// order, the facts sorted, took every fact of a sample from its first few values
     /// (linear closure: all of them paths from node 0), and skewed what
     /// [`crate::Strategy::Auto`] concluded from it.
@@ -752,12 +758,27 @@ impl<T: Tuple> FactMap<T> {
             }
         }
         let missing = n - sample.len();
+        if missing == 0 {
+            return sample;
+        }
+        // The smallest under a fixed hash: the tables' own order follows the process's
+        // hash key, and a sample must be the same in every run.
+        let mut smallest: BinaryHeap<(u64, &T)> = BinaryHeap::with_capacity(missing + 1);
+        let facts = self
+            .tables()
+            .flat_map(HashTable::iter)
+            .filter(|(fact, _)| self.ghosts == 0 || !self.cleared(fact));
+        for (fact, _) in facts {
+            smallest.push((fixed_hash(fact), fact));
+            if smallest.len() > missing {
+                smallest.pop();
+            }
+        }
         sample.extend(
-            self.tables()
-                .flat_map(HashTable::iter)
-                .filter(|(fact, _)| self.ghosts == 0 || !self.cleared(fact))
-                .map(|(fact, _)| Cow::Borrowed(fact))
-                .take(missing),
+            smallest
+                .into_sorted_vec()
+                .into_iter()
+                .map(|(_, fact)| Cow::Borrowed(fact)),
         );
         sample
     }

@@ -2,12 +2,12 @@
 //! with their stamps, and the probes the joins make.
 
 use std::borrow::Cow;
-use std::hash::{BuildHasher, BuildHasherDefault, Hash};
+use std::hash::{BuildHasher, Hash};
 use std::sync::OnceLock;
 
 use hashbrown::hash_table::HashTable;
 
-use crate::fact::{FactHasher, FactSet, Stamp, Tuple};
+use crate::fact::{FactHashState, FactSet, Stamp, Tuple};
 use crate::fact_map::FactMap;
 
 use super::Relation;
@@ -16,10 +16,10 @@ use super::Relation;
 ///
 /// Index buckets are addressed by this hash rather than by an owned key, so a probe never
 /// clones or allocates (a `String` column is hashed through a borrow). Insertion and probing
-/// use the same [`FactHasher`], so equal keys always meet in the same bucket.
+/// use the same [`FactHashState`], so equal keys always meet in the same bucket.
 #[inline]
 pub fn key_hash<K: Hash + ?Sized>(key: &K) -> u64 {
-    BuildHasherDefault::<FactHasher>::default().hash_one(key)
+    FactHashState.hash_one(key)
 }
 
 /// The runs of equal keys of a slice sorted by key, in order: how a delta join walks its

@@ -3,9 +3,10 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::hash::BuildHasherDefault;
 
-pub use crate::fact::{claims_support, FactHasher, FactSet, Stamp, Tuple, UNSTAMPED};
+pub use crate::fact::{
+    claims_support, FactHashState, FactSet, FixedHasher, Stamp, Tuple, UNSTAMPED,
+};
 use crate::fact_map::FactMap;
 use crate::settings::Storage;
 
@@ -74,7 +75,7 @@ pub struct Relation<T, I = ()> {
     /// The stamps that facts had before [`Relation::restamp`] raised them, until
     /// [`Relation::forget_risen`]: the heads that counted on a risen fact are those younger
     /// than its old stamp.
-    risen: HashMap<T, Stamp, BuildHasherDefault<FactHasher>>,
+    risen: HashMap<T, Stamp, FactHashState>,
     /// How many batches [`Relation::insert_all`] has begun: the batch a fact inserted now
     /// belongs to.
     batch: u64,
