@@ -455,6 +455,33 @@
 //! ([`io::read_input_dir_lenient`] lists such files instead). [`io::write_tsv`] and
 //! [`io::write_derived_dir`] write relations back out.
 //!
+//! Strings read from files belong in [`Symbol`] columns: a `&'static str`
+//! column must leak each string it reads for the life of the process, where a symbol is
+//! reference-counted and freed with the last fact that holds it. Text parsed into a batch
+//! interns its symbols in the batch's table, which a program materialized from it keeps as
+//! its own (`symbols()`); a later batch made with `Batch::new().with_symbols(program.symbols())`
+//! shares the strings the program already holds, and the table drops those no fact holds
+//! any more as it grows:
+//!
+//! ```
+//! use dred::{io::parse_tsv, Batch, Symbol};
+//! dred::datalog! {
+//!     pub struct Visits;
+//!     @input pub struct Visit(pub Symbol, pub Symbol);
+//!     pub struct Reach(pub Symbol, pub Symbol);
+//!     Reach(x, y) <- Visit(x, y);
+//!     Reach(x, z) <- Reach(x, y), Visit(y, z);
+//! }
+//! let mut batch = Batch::new();
+//! parse_tsv::<Visits>("Visit", "Paris\tLyon\n", "visits.facts", true, &mut batch).unwrap();
+//! let (mut visits, _) = Visits::materialize(batch);
+//! let mut batch = Batch::new().with_symbols(visits.symbols());
+//! parse_tsv::<Visits>("Visit", "Lyon\tNice\n", "more.facts", true, &mut batch).unwrap();
+//! visits.update(batch);
+//! assert!(visits.contains(&Reach("Paris".into(), "Nice".into())));
+//! assert_eq!(visits.symbols().len(), 3);
+//! ```
+//!
 //! Code that handles several programs, or facts typed by a user, needs no static types:
 //! every program has a fact enum (`GraphFact` for `Graph`, one variant per relation) that
 //! parses with `FromStr` from the form reports print (`E(a,"New York")`) or from a fact
@@ -497,5 +524,5 @@ pub use dred_runtime as runtime;
 
 pub use dred_runtime::{
     io, oracle, text, Abandoned, Account, Batch, FactSets, GroundFact, Mismatch, Program, Reason,
-    Relation, Settings, Strategy, TextError, Trace, UnknownStrategy, UpdateReport,
+    Relation, Settings, Strategy, Symbol, Symbols, TextError, Trace, UnknownStrategy, UpdateReport,
 };

@@ -1,16 +1,22 @@
 //! Update batches: the input facts an update deletes and inserts.
 
 use crate::program::{FactSets, InputFact, Program};
+use crate::symbol::Symbols;
 use crate::text::{FieldError, TextError};
 
 /// An update batch of input facts: deletions first, then insertions.
 ///
 /// Only facts of input relations can be added (by type), so a typed batch is always valid.
 /// The `dred` crate's documentation shows batches in use.
+///
+/// Strings that text parsed into the batch gives [`Symbol`](crate::symbol::Symbol) columns
+/// are interned in the batch's table: its own, unless [`Batch::with_symbols`] gave it a
+/// program's.
 #[derive(Debug, Clone)]
 pub struct Batch<F> {
     pub(crate) deletions: F,
     pub(crate) insertions: F,
+    pub(crate) symbols: Symbols,
 }
 
 impl<F: FactSets> Default for Batch<F> {
@@ -18,6 +24,7 @@ impl<F: FactSets> Default for Batch<F> {
         Batch {
             deletions: F::default(),
             insertions: F::default(),
+            symbols: Symbols::default(),
         }
     }
 }
@@ -26,6 +33,19 @@ impl<F: FactSets> Batch<F> {
     /// An empty batch.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// The same batch, interning the strings parsed into it from now on in `symbols`:
+    /// usually a program's (its `symbols()`), so that the strings it already holds are
+    /// shared rather than read again.
+    pub fn with_symbols(mut self, symbols: Symbols) -> Self {
+        self.symbols = symbols;
+        self
+    }
+
+    /// The table that strings parsed into this batch are interned in.
+    pub fn symbols(&self) -> &Symbols {
+        &self.symbols
     }
 
     /// Also delete `fact` (a no-op if it does not hold).
@@ -79,6 +99,7 @@ impl<F: FactSets> Batch<F> {
         Batch {
             deletions: F::default(),
             insertions,
+            symbols: Symbols::default(),
         }
     }
 
@@ -110,7 +131,7 @@ impl<F: FactSets> Batch<F> {
         } else {
             &mut self.deletions
         };
-        target.insert_text(relation, values)
+        target.insert_text(relation, values, &self.symbols)
     }
 }
 

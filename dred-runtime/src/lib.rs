@@ -29,6 +29,7 @@ pub mod relation;
 pub mod report;
 pub mod settings;
 pub mod strategy;
+pub mod symbol;
 pub mod text;
 
 pub use account::{Abandoned, Account, Reason};
@@ -47,4 +48,5 @@ pub use relation::{
 pub use report::{Phase, Round, Trace, UpdateReport, Witness};
 pub use settings::{HeldJoins, Settings};
 pub use strategy::{Strategy, UnknownStrategy};
+pub use symbol::{Symbol, Symbols};
 pub use text::{GroundFact, TextError};

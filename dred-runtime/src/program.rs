@@ -4,6 +4,7 @@
 use crate::admit::Admit;
 use crate::relation::{Relation, Room, Stamp, Tuple};
 use crate::settings::Settings;
+use crate::symbol::Symbols;
 use crate::text::{FieldError, GroundFact, TextError};
 
 /// One set of facts per relation of a program: the shape of every delta, round and batch.
@@ -46,26 +47,37 @@ pub trait FactSets: Default + Clone + std::fmt::Debug {
     fn contains_fact(&self, fact: &Self::Fact) -> bool;
     /// Adds `fact`; returns whether it was new.
     fn insert_fact(&mut self, fact: Self::Fact) -> bool;
-    /// Parses a fact given untyped: relation name and one text value per column.
-    fn parse_fact(relation: &str, values: &[&str]) -> Result<Self::Fact, FieldError>;
+    /// Parses a fact given untyped: relation name and one text value per column, interning
+    /// its strings in `symbols`.
+    fn parse_fact(
+        relation: &str,
+        values: &[&str],
+        symbols: &Symbols,
+    ) -> Result<Self::Fact, FieldError>;
     /// Whether `fact` is of an input relation (the only kind an update batch accepts).
     fn is_input(fact: &Self::Fact) -> bool;
 
     /// Adds a fact given untyped: relation name and one text value per column.
     /// Nothing is added on error.
-    fn insert_text(&mut self, relation: &str, values: &[&str]) -> Result<(), FieldError> {
-        self.insert_fact(Self::parse_fact(relation, values)?);
+    fn insert_text(
+        &mut self,
+        relation: &str,
+        values: &[&str],
+        symbols: &Symbols,
+    ) -> Result<(), FieldError> {
+        self.insert_fact(Self::parse_fact(relation, values, symbols)?);
         Ok(())
     }
 
     /// Parses one fact of any relation, written as reports print it (`Edge(a,"New York")`)
     /// or as a fact file's line after the relation's name and a tab
     /// ([`split_fact`](crate::text::split_fact) gives the grammar). The generated fact
-    /// enum's `FromStr` calls this. An error names the 1-based character column at fault.
-    fn fact_from_text(text: &str) -> Result<Self::Fact, TextError> {
+    /// enum's `FromStr` calls this (with a table of its own for `symbols`). An error names
+    /// the 1-based character column at fault.
+    fn fact_from_text(text: &str, symbols: &Symbols) -> Result<Self::Fact, TextError> {
         let fact = crate::text::split_fact(text)?;
         let fields: Vec<&str> = fact.fields.iter().map(String::as_str).collect();
-        Self::parse_fact(&fact.relation, &fields).map_err(|e| {
+        Self::parse_fact(&fact.relation, &fields, symbols).map_err(|e| {
             let column = e.field.map_or(1, |field| fact.columns[field]);
             let mut error = TextError::new(e.message);
             (error.line, error.column) = (Some(1), Some(column));
@@ -416,7 +428,7 @@ impl Work {
 }
 
 /// What the maintainer keeps about a program besides its facts (a few words).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default)]
 pub struct Bookkeeping {
     /// The largest [`Stamp`] handed out so far.
     pub clock: Stamp,
@@ -440,6 +452,9 @@ pub struct Bookkeeping {
     /// How the program stores its facts and runs its joins, chosen when it was built and
     /// kept through its recomputes.
     pub settings: Settings,
+    /// The table its [`Symbol`](crate::Symbol)s are interned in: the batch's it was
+    /// materialized from; purged as it grows ([`Symbols::purge_if_grown`]).
+    pub symbols: Symbols,
 }
 
 /// How many of a sample of derived facts have a second derivation, and how much updates
@@ -511,6 +526,6 @@ pub trait Record: Tuple {
     fn render_values(&self) -> Vec<String>;
     /// Appends the row as tab-separated fields (no newline).
     fn write_tsv(&self, out: &mut String);
-    /// Parses a row from one text field per column.
-    fn parse_text(fields: &[&str]) -> Result<Self, FieldError>;
+    /// Parses a row from one text field per column, interning its strings in `symbols`.
+    fn parse_text(fields: &[&str], symbols: &Symbols) -> Result<Self, FieldError>;
 }

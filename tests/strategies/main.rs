@@ -356,7 +356,7 @@ fn a_recompute_records_its_counted_work_as_the_next_estimate() {
     use chain::*;
     let edges = || (0..99).map(|i| E(i, i + 1));
     let (mut program, materialized) = Chain::materialize(Batch::new().insert_all(edges()));
-    let first = *program.bookkeeping();
+    let first = program.bookkeeping().clone();
     assert_eq!(
         (first.scratch_work, first.scratch_facts),
         (materialized.work, 99 + 4950)

@@ -433,6 +433,13 @@ impl Context<'_> {
                     #rt::Program::bookkeeping(self).settings
                 }
 
+                /// The program's table of interned strings: give it to a batch
+                /// ([`Batch::with_symbols`](dred::runtime::Batch::with_symbols)) whose
+                /// text holds strings the program may already hold.
+                pub fn symbols(&self) -> #rt::Symbols {
+                    ::std::clone::Clone::clone(&#rt::Program::bookkeeping(self).symbols)
+                }
+
                 /// [`Self::materialize`], keeping only what `trace` asks for in the report:
                 /// with [`Trace::Counts`](dred::runtime::Trace::Counts), its rounds are counts, not a
                 /// second copy of every fact.

@@ -185,7 +185,7 @@ impl Context<'_> {
             let position = id.index as usize;
             quote! {
                 (&#rt::text::ColumnText::<#ty>::new())
-                    .parse_column(fields[#position])
+                    .parse_column(fields[#position], symbols)
                     .map_err(|message| #rt::text::FieldError { field: ::core::option::Option::Some(#position), message })?
             }
         });
@@ -207,7 +207,7 @@ impl Context<'_> {
                     #(#write_fields)*
                 }
                 #[allow(unused_imports)]
-                fn parse_text(fields: &[&str]) -> ::std::result::Result<Self, #rt::text::FieldError> {
+                fn parse_text(fields: &[&str], symbols: &#rt::Symbols) -> ::std::result::Result<Self, #rt::text::FieldError> {
                     use #rt::text::{ViaNoText as _, ViaTextValue as _};
                     if fields.len() != #arity {
                         return ::std::result::Result::Err(#rt::text::FieldError {
@@ -285,7 +285,7 @@ impl Context<'_> {
             let (name, ty) = (&r.name, self.ty(r));
             let text = name.unraw().to_string();
             quote! {
-                #text => <#ty as #rt::Record>::parse_text(values).map(#fact_enum::#name),
+                #text => <#ty as #rt::Record>::parse_text(values, symbols).map(#fact_enum::#name),
             }
         });
         quote! {
@@ -340,7 +340,7 @@ impl Context<'_> {
                 fn is_input(fact: &#fact_enum) -> bool {
                     #is_input
                 }
-                fn parse_fact(relation: &str, values: &[&str]) -> ::std::result::Result<#fact_enum, #rt::text::FieldError> {
+                fn parse_fact(relation: &str, values: &[&str], symbols: &#rt::Symbols) -> ::std::result::Result<#fact_enum, #rt::text::FieldError> {
                     match relation {
                         #(#text_arms)*
                         _ => ::std::result::Result::Err(#rt::text::FieldError {
@@ -378,7 +378,7 @@ impl Context<'_> {
             impl ::std::str::FromStr for #fact_enum {
                 type Err = #rt::TextError;
                 fn from_str(text: &str) -> ::std::result::Result<Self, #rt::TextError> {
-                    <#facts as #rt::FactSets>::fact_from_text(text)
+                    <#facts as #rt::FactSets>::fact_from_text(text, &#rt::Symbols::default())
                 }
             }
 

@@ -52,6 +52,8 @@ fn materialize_into<P: Program>(
         0,
         "materialized into an empty program"
     );
+    // The strings read for the inputs are the program's from now on.
+    program.bookkeeping_mut().symbols = inputs.symbols;
     let mut seeds = P::constant_facts();
     seeds.union_with(&inputs.insertions);
     let mut report = UpdateReport::new(P::Facts::default(), inputs.insertions, trace);
@@ -227,9 +229,22 @@ pub fn update_using<P: Program>(
     strategy: Strategy,
     trace: Trace,
 ) -> UpdateReport<P::Facts> {
+    let report = apply(program, batch, strategy, trace);
+    // Strings the update took the last facts of are dropped once there are many.
+    program.bookkeeping().symbols.purge_if_grown();
+    report
+}
+
+fn apply<P: Program>(
+    program: &mut P,
+    batch: Batch<P::Facts>,
+    strategy: Strategy,
+    trace: Trace,
+) -> UpdateReport<P::Facts> {
     let Batch {
         mut deletions,
         mut insertions,
+        symbols: _,
     } = batch;
     // Delete first, then insert: D⁻ = (I ∩ deletions) \ insertions, A⁺ = insertions \ I.
     program.retain_held(&mut deletions, true);

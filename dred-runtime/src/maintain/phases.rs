@@ -309,7 +309,7 @@ pub(super) fn recompute<P: Program>(
     // re-insertion, a recompute among them: peak 1.29× the materialization's, reserved
     // 1.09×; `peak_memory dred 6 10`). A relation that kept its facts dense hands its box
     // and array of stamps over (see `FactMap::reserve_like`).
-    let mut measured = *program.bookkeeping();
+    let mut measured = program.bookkeeping().clone();
     let settings = measured.settings;
     let rooms = std::mem::replace(program, P::empty(settings)).into_rooms();
     let mut empty = P::empty(settings);
@@ -317,7 +317,7 @@ pub(super) fn recompute<P: Program>(
     let (fresh, mut rebuilt) = materialize_into(empty, Batch::inserting(inputs), trace);
     *program = fresh;
     // The clock restarts; the guard's estimate is the recompute's own count.
-    let now = *program.bookkeeping();
+    let now = program.bookkeeping().clone();
     measured.record_materialization(now.scratch_work, now.scratch_facts);
     measured.clock = now.clock;
     measured.sample = now.sample;

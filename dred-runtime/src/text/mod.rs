@@ -9,6 +9,8 @@ mod fact;
 
 pub use fact::{split_fact, FactFields};
 
+use crate::symbol::{Symbol, Symbols};
+
 /// A fact with its values in canonical text form: what reports print and independent
 /// checkers compare.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -51,12 +53,19 @@ pub fn is_bare_word(s: &str) -> bool {
 
 /// A column value that can be read from and written to a tab-separated fact file.
 ///
-/// Implemented for the integer types, `bool`, `char`, `String` and `&'static str`. Implement
+/// Implemented for the integer types, `bool`, `char`, `String`, [`Symbol`] and
+/// `&'static str`. Implement
 /// it for your own column types to read them from files; a program whose input columns lack
 /// it still compiles, and reading such a column reports an error naming the type.
 pub trait TextValue: Sized {
     /// Parses one field; the error says what was expected.
     fn parse_text(field: &str) -> Result<Self, String>;
+    /// Parses one field read for a batch whose strings are interned in `symbols`: what
+    /// [`Symbol`] does; other types parse as [`TextValue::parse_text`].
+    fn parse_text_in(field: &str, symbols: &Symbols) -> Result<Self, String> {
+        let _ = symbols;
+        Self::parse_text(field)
+    }
     /// Writes the value as one field (no tabs or newlines).
     fn write_text(&self, out: &mut String);
 }
@@ -86,8 +95,22 @@ impl TextValue for String {
     }
 }
 
+/// Symbols read into a batch are interned in its table ([`crate::Batch::with_symbols`]).
+impl TextValue for Symbol {
+    fn parse_text(field: &str) -> Result<Self, String> {
+        Ok(Symbol::from(field))
+    }
+    fn parse_text_in(field: &str, symbols: &Symbols) -> Result<Self, String> {
+        Ok(symbols.intern(field))
+    }
+    fn write_text(&self, out: &mut String) {
+        out.push_str(self);
+    }
+}
+
 /// Strings read into `&'static str` columns are interned: each distinct string is leaked once
-/// and shared for the rest of the process.
+/// and shared for the rest of the process. A program that keeps reading new strings should
+/// declare such columns [`Symbol`]s, which are freed with their facts.
 impl TextValue for &'static str {
     fn parse_text(field: &str) -> Result<Self, String> {
         Ok(intern(field))
@@ -131,15 +154,15 @@ impl<T> Default for ColumnText<T> {
 
 /// The text route for column types with [`TextValue`].
 pub trait ViaTextValue<T> {
-    /// Parses one field.
-    fn parse_column(&self, field: &str) -> Result<T, String>;
+    /// Parses one field, interning strings in `symbols`.
+    fn parse_column(&self, field: &str, symbols: &Symbols) -> Result<T, String>;
     /// Writes one field.
     fn write_column(&self, value: &T, out: &mut String);
 }
 
 impl<T: TextValue> ViaTextValue<T> for ColumnText<T> {
-    fn parse_column(&self, field: &str) -> Result<T, String> {
-        T::parse_text(field)
+    fn parse_column(&self, field: &str, symbols: &Symbols) -> Result<T, String> {
+        T::parse_text_in(field, symbols)
     }
     fn write_column(&self, value: &T, out: &mut String) {
         value.write_text(out);
@@ -149,7 +172,7 @@ impl<T: TextValue> ViaTextValue<T> for ColumnText<T> {
 /// The fallback for column types without [`TextValue`].
 pub trait ViaNoText<T> {
     /// Always an error naming the type.
-    fn parse_column(&self, field: &str) -> Result<T, String>;
+    fn parse_column(&self, field: &str, symbols: &Symbols) -> Result<T, String>;
     /// Writes the value's canonical rendering ([`render_value`]).
     fn write_column(&self, value: &T, out: &mut String)
     where
@@ -160,7 +183,7 @@ pub trait ViaNoText<T> {
 }
 
 impl<T> ViaNoText<T> for &ColumnText<T> {
-    fn parse_column(&self, _field: &str) -> Result<T, String> {
+    fn parse_column(&self, _field: &str, _symbols: &Symbols) -> Result<T, String> {
         Err(format!(
             "column type `{}` cannot be read from text: implement dred::text::TextValue for it",
             std::any::type_name::<T>()
@@ -235,11 +258,19 @@ mod tests {
     fn column_text_picks_text_value_when_present() {
         #[derive(Debug)]
         struct Opaque;
-        assert_eq!((&ColumnText::<u8>::new()).parse_column("7"), Ok(7));
-        assert!((&ColumnText::<u8>::new()).parse_column("300").is_err());
+        let symbols = Symbols::default();
+        assert_eq!(
+            (&ColumnText::<u8>::new()).parse_column("7", &symbols),
+            Ok(7)
+        );
+        assert!((&ColumnText::<u8>::new())
+            .parse_column("300", &symbols)
+            .is_err());
         let err = (&ColumnText::<Opaque>::new())
-            .parse_column("x")
+            .parse_column("x", &symbols)
             .unwrap_err();
+        let read = (&ColumnText::<Symbol>::new()).parse_column("s", &symbols);
+        assert!(Symbol::ptr_eq(&read.unwrap(), &symbols.intern("s")));
         assert!(err.contains("Opaque"), "{err}");
     }
 
