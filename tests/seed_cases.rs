@@ -5,13 +5,13 @@ mod common;
 
 use common::*;
 use dred::runtime::settings::LARGE_FROM_BYTES;
-use dred::runtime::{Batch, FactSets, Program, Settings};
+use dred::runtime::{Batch, FactSets, Program, Settings, Symbol};
 
 dred::datalog! {
-    /// The seed's reachability program.
+    /// The seed's reachability program, its names read from the case files as symbols.
     pub struct SeedTc;
-    @input pub struct E(pub &'static str, pub &'static str);
-    pub struct R(pub &'static str, pub &'static str);
+    @input pub struct E(pub Symbol, pub Symbol);
+    pub struct R(pub Symbol, pub Symbol);
     R(x, y) <- E(x, y);
     R(x, z) <- R(x, y), R(y, z);
 }
@@ -141,20 +141,21 @@ fn case_004_seed_zero_arity() {
 
 #[test]
 fn seed_numbers_from_the_typed_api() {
-    let (mut tc, _) =
-        SeedTc::materialize(Batch::new().insert_all(SEED_EDGES.iter().map(|&(a, b)| E(a, b))));
-    let row_a = |tc: &SeedTc| -> Vec<&str> {
+    let (mut tc, _) = SeedTc::materialize(
+        Batch::new().insert_all(SEED_EDGES.iter().map(|&(a, b)| E(a.into(), b.into()))),
+    );
+    let row_a = |tc: &SeedTc| -> Vec<String> {
         tc.relation::<R>()
             .sorted()
             .into_iter()
             .filter(|r| r.0 == "a")
-            .map(|r| r.1)
+            .map(|r| r.1.to_string())
             .collect()
     };
     assert_eq!(tc.relation::<R>().len(), 20);
     assert_eq!(row_a(&tc), ["b", "c", "d", "e"]);
 
-    let report = tc.update(Batch::new().delete(E("a", "b")));
+    let report = tc.update(Batch::new().delete(E("a".into(), "b".into())));
     assert_eq!(report.overdelete.rounds.len(), 3);
     assert_eq!(report.overdeleted_derived.len, 3);
     assert_eq!(report.rederived(), 1);
@@ -164,7 +165,10 @@ fn seed_numbers_from_the_typed_api() {
     // The independent u, v, w cycle never enters an over-deletion frontier.
     for round in &report.overdelete.rounds {
         let facts = round.facts.as_ref().unwrap();
-        assert!(facts.R.iter().all(|r| !["u", "v", "w"].contains(&r.0)));
+        assert!(facts
+            .R
+            .iter()
+            .all(|r| !["u", "v", "w"].contains(&r.0.as_str())));
     }
     tc.verify().unwrap();
 }

@@ -27,6 +27,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 /// let a = symbols.intern("New York");
 /// assert!(Symbol::ptr_eq(&a, &symbols.intern("New York")));
 /// assert_eq!(a, Symbol::from("New York"));
+/// assert!(a == "New York");
 /// assert_eq!(format!("{a:?}"), "\"New York\"");
 /// ```
 #[derive(Clone)]
@@ -52,6 +53,18 @@ impl PartialEq for Symbol {
 }
 
 impl Eq for Symbol {}
+
+impl PartialEq<str> for Symbol {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for Symbol {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
 
 impl Hash for Symbol {
     #[inline]
