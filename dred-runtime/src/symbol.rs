@@ -220,7 +220,8 @@ mod tests {
         let (a, b) = (one.intern("x"), other.intern("x"));
         assert!(!Symbol::ptr_eq(&a, &b));
         assert_eq!(a, b);
-        assert!(Symbol::from("a") < Symbol::from("b"));
+        let (first, second) = (Symbol::from("a"), Symbol::from("b"));
+        assert!(first < second);
         let hash = |v: &dyn Fn(&mut std::collections::hash_map::DefaultHasher)| {
             let mut h = std::collections::hash_map::DefaultHasher::new();
             v(&mut h);
