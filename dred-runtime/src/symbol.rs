@@ -148,6 +148,14 @@ struct Table {
     after_purge: usize,
 }
 
+impl Table {
+    fn purge(&mut self) {
+        self.symbols
+            .retain(|symbol| Arc::strong_count(&symbol.0) > 1);
+        self.after_purge = self.symbols.len();
+    }
+}
+
 impl Symbols {
     /// The table's symbol equal to `text`, added if it has none.
     pub fn intern(&self, text: &str) -> Symbol {
@@ -177,22 +185,15 @@ impl Symbols {
 
     /// Drops the strings that only the table holds (no fact, batch or caller does).
     pub fn purge(&self) {
-        let mut table = self.table();
-        table
-            .symbols
-            .retain(|symbol| Arc::strong_count(&symbol.0) > 1);
-        table.after_purge = table.symbols.len();
+        self.table().purge();
     }
 
     /// [`Symbols::purge`]s if the table has more than doubled since it last did (and holds
     /// more than a few strings): amortized, a constant cost per string interned.
     pub fn purge_if_grown(&self) {
-        let grown = {
-            let table = self.table();
-            table.symbols.len() > 2 * table.after_purge.max(32)
-        };
-        if grown {
-            self.purge();
+        let mut table = self.table();
+        if table.symbols.len() > 2 * table.after_purge.max(32) {
+            table.purge();
         }
     }
 

@@ -769,7 +769,13 @@ impl<T: Tuple> FactMap<T> {
             .flat_map(HashTable::iter)
             .filter(|(fact, _)| self.ghosts == 0 || !self.cleared(fact));
         for (fact, _) in facts {
-            smallest.push((fixed_hash(fact), fact));
+            let entry = (fixed_hash(fact), fact);
+            // Once full, most facts hash above the largest kept: no heap work for them.
+            if smallest.len() == missing && smallest.peek().is_some_and(|largest| entry >= *largest)
+            {
+                continue;
+            }
+            smallest.push(entry);
             if smallest.len() > missing {
                 smallest.pop();
             }

@@ -235,6 +235,7 @@ pub fn update_using<P: Program>(
     report
 }
 
+/// [`update_using`]'s update itself: normalize the batch, then run `strategy`.
 fn apply<P: Program>(
     program: &mut P,
     batch: Batch<P::Facts>,
