@@ -133,7 +133,8 @@
 //!   `update_with(batch, trace)`, `relation::<Reach>()` (a [`Relation`]: `iter` and
 //!   `sorted`, whose facts are [`std::borrow::Cow`]s, borrowed or rebuilt, see below;
 //!   `contains`, `len`), `contains(&fact)`, `facts()`, `heap_bytes()` (what the relations
-//!   keep allocated), `from_facts_unchecked`, `verify`.
+//!   keep allocated), `from_facts_unchecked`, `verify`, `poisoned` and `recover` (see
+//!   below: when an update fails part-way).
 //!   A relation keeps its facts and their stamps in sixteen hash-table shards, so that
 //!   growing moves one shard at a time and never holds two copies of the whole table;
 //!   or, where its columns are small integers (see the bitset below) whose box an array
@@ -200,6 +201,24 @@
 //! No ground rule instance is ever stored: each phase is a delta join over the stored
 //! relations. The [`UpdateReport`] holds every round's facts (or only their counts, with
 //! [`Trace::Counts`]); its `Display` prints the canonical trace lines.
+//!
+//! ## When an update fails part-way
+//!
+//! Column types are yours, and their `Clone`, `Hash`, `Eq` or `Ord` may panic (or memory
+//! run out) in the middle of an update. Where such a panic is caught (with
+//! [`std::panic::catch_unwind`], or by a thread or task boundary that outlives the
+//! program), the program is either exactly as before the update (the panic came while the
+//! batch was being checked against the facts) or *poisoned*: `poisoned()` returns
+//! [`runtime::Poisoned`], and every query and update (`update*`, `relation`, `contains`,
+//! `facts`, `explain`, `verify`, a query's `answers`, writing fact files) panics with its
+//! message instead of answering from half-updated facts. `recover()` rebuilds the program
+//! exactly as it was before the failed update: the update kept its batch until it ended,
+//! so the inputs from before it are those held now with its changes undone, and the
+//! program is rematerialized from them with its settings and symbols. If a table's own
+//! upkeep lost input facts in the panic, `recover()` says so
+//! ([`runtime::Unrecoverable`]) and the program stays poisoned; rebuild it from a copy of
+//! its inputs. A materialization that panics returns no program, so it leaves nothing
+//! half-built. See [`runtime::poison`].
 //!
 //! ## Maintenance strategies
 //!

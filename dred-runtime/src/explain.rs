@@ -127,8 +127,10 @@ pub struct Explainer<'p, P: Program> {
 }
 
 impl<'p, P: Program> Explainer<'p, P> {
-    /// Ranks every fact `program` holds by its semi-naive round.
+    /// Ranks every fact `program` holds by its semi-naive round. Panics if `program` is
+    /// poisoned ([`crate::poison`]).
     pub fn new(program: &'p P) -> Self {
+        program.bookkeeping().assert_usable();
         let all = program.all_facts();
         let mut inputs = all.clone();
         inputs.subtract(&all.derived_part());

@@ -141,8 +141,10 @@ fn stray_reason<P: Program>(path: &Path) -> String {
     }
 }
 
-/// The facts of any relation of `program` as tab-separated text, sorted.
+/// The facts of any relation of `program` as tab-separated text, sorted. Panics if
+/// `program` is poisoned ([`crate::poison`]).
 pub fn write_tsv<P: Program>(program: &P, relation: &str) -> Result<String, TextError> {
+    program.bookkeeping().assert_usable();
     let mut out = String::new();
     program.write_tsv(relation, &mut out)?;
     Ok(out)

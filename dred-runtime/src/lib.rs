@@ -24,6 +24,7 @@ pub mod generated;
 pub mod io;
 pub mod maintain;
 pub mod oracle;
+pub mod poison;
 pub mod program;
 pub mod relation;
 pub mod report;
@@ -37,6 +38,7 @@ pub use admit::Admit;
 pub use batch::Batch;
 pub use explain::{Explainer, Justification, NotDerived, Proof};
 pub use maintain::Mismatch;
+pub use poison::{Operation, Poisoned, Unrecoverable};
 pub use program::{
     AtomInfo, Bookkeeping, Counted, DerivationSample, Fact, FactSets, HasRelation, InputFact,
     Program, Record, RelationInfo, RuleInfo, TermInfo, Work,

@@ -2,6 +2,7 @@
 //! rounds, sets and reports on the other.
 
 use crate::admit::Admit;
+use crate::poison::{Poisoned, Unfinished};
 use crate::relation::{Relation, Room, Stamp, Tuple};
 use crate::settings::Settings;
 use crate::symbol::Symbols;
@@ -168,9 +169,9 @@ pub trait Program: Sized {
     /// theirs).
     fn insert_facts(&mut self, facts: &Self::Facts, stamp: Stamp);
     /// What the maintainer keeps besides the facts.
-    fn bookkeeping(&self) -> &Bookkeeping;
+    fn bookkeeping(&self) -> &Bookkeeping<Self::Facts>;
     /// The same, to update.
-    fn bookkeeping_mut(&mut self) -> &mut Bookkeeping;
+    fn bookkeeping_mut(&mut self) -> &mut Bookkeeping<Self::Facts>;
     /// Removes every fact of `facts` from its relation.
     fn remove_facts(&mut self, facts: &Self::Facts);
     /// Retires every fact of `facts` ([`Relation::retire_all`]): gone, but left in the
@@ -427,9 +428,10 @@ impl Work {
     }
 }
 
-/// What the maintainer keeps about a program besides its facts (a few words).
+/// What the maintainer keeps about a program besides its facts (a few words, and while an
+/// update runs, its batch), with `F` the program's [`FactSets`].
 #[derive(Debug, Clone, Default)]
-pub struct Bookkeeping {
+pub struct Bookkeeping<F> {
     /// The largest [`Stamp`] handed out so far.
     pub clock: Stamp,
     /// The counted work ([`Work::units`]) of the last materialization from scratch (or
@@ -455,6 +457,9 @@ pub struct Bookkeeping {
     /// The table its [`Symbol`](crate::Symbol)s are interned in: the batch's it was
     /// materialized from; purged as it grows ([`Symbols::purge_if_grown`]).
     pub symbols: Symbols,
+    /// Set while an update runs, so that one left set between calls says an update
+    /// unwound part-way: the program is poisoned (see [`crate::poison`]).
+    pub unfinished: Option<Unfinished<F>>,
 }
 
 /// How many of a sample of derived facts have a second derivation, and how much updates
@@ -498,19 +503,33 @@ impl DerivationSample {
     }
 }
 
-impl Bookkeeping {
+impl<F> Bookkeeping<F> {
     /// Records what a materialization of `facts` facts cost, in counted work: the measure
     /// of a recompute from now on. Counted work does not vary from run to run, so the last
     /// measure, at the latest size, is the best.
     ///
     /// ```
-    /// let mut bookkeeping = dred_runtime::Bookkeeping::default();
+    /// let mut bookkeeping = dred_runtime::Bookkeeping::<()>::default();
     /// bookkeeping.record_materialization(1_000, 100);
     /// assert_eq!((bookkeeping.scratch_work, bookkeeping.scratch_facts), (1_000, 100));
     /// ```
     pub fn record_materialization(&mut self, work: u64, facts: usize) {
         self.scratch_work = work;
         self.scratch_facts = facts;
+    }
+
+    /// What poisoned the program, if an update unwound part-way through it.
+    pub fn poisoned(&self) -> Option<Poisoned> {
+        self.unfinished.as_ref().map(Unfinished::poisoned)
+    }
+
+    /// Panics with [`Poisoned`]'s message if the program is poisoned: every query and
+    /// update of a program calls this first, so none answers from half-updated facts.
+    #[track_caller]
+    pub fn assert_usable(&self) {
+        if let Some(poisoned) = self.poisoned() {
+            panic!("{poisoned}");
+        }
     }
 }
 

@@ -208,10 +208,10 @@ impl Context<'_> {
                 fn insert_facts(&mut self, facts: &#facts, stamp: #rt::Stamp) {
                     #(self.#names.insert_all(&facts.#names, stamp);)*
                 }
-                fn bookkeeping(&self) -> &#rt::Bookkeeping {
+                fn bookkeeping(&self) -> &#rt::Bookkeeping<#facts> {
                     &self.__dred
                 }
-                fn bookkeeping_mut(&mut self) -> &mut #rt::Bookkeeping {
+                fn bookkeeping_mut(&mut self) -> &mut #rt::Bookkeeping<#facts> {
                     &mut self.__dred
                 }
                 fn remove_facts(&mut self, facts: &#facts) {
@@ -474,6 +474,7 @@ impl Context<'_> {
                 where
                     Self: #rt::HasRelation<T>,
                 {
+                    #rt::Program::bookkeeping(self).assert_usable();
                     #rt::HasRelation::relation(self)
                 }
 
@@ -482,12 +483,28 @@ impl Context<'_> {
                 where
                     Self: #rt::HasRelation<T>,
                 {
-                    #rt::HasRelation::relation(self).contains(fact)
+                    self.relation::<T>().contains(fact)
                 }
 
                 /// A copy of every fact, input and derived.
                 pub fn facts(&self) -> #facts {
+                    #rt::Program::bookkeeping(self).assert_usable();
                     #rt::Program::all_facts(self)
+                }
+
+                /// What poisoned the program, if an update unwound part-way through it
+                /// (a column type's method panicked): every query and update then panics
+                /// until [`Self::recover`] rebuilds it.
+                pub fn poisoned(&self) -> ::std::option::Option<#rt::Poisoned> {
+                    #rt::Program::bookkeeping(self).poisoned()
+                }
+
+                /// Rebuilds a poisoned program exactly as it was before the update that
+                /// poisoned it, and returns what had poisoned it (`None`, and nothing done,
+                /// if it was not poisoned). See
+                /// [`maintain::recover`](dred::runtime::maintain::recover).
+                pub fn recover(&mut self) -> ::std::result::Result<::std::option::Option<#rt::Poisoned>, #rt::Unrecoverable> {
+                    #rt::maintain::recover(self)
                 }
 
                 /// An estimate of the heap memory the program's relations hold, in bytes:

@@ -228,6 +228,7 @@ impl Context<'_> {
         let ir::Program {
             attrs, vis, name, ..
         } = self.program;
+        let facts = &self.facts;
         let fields = self.program.relations.iter().enumerate().map(|(i, r)| {
             let (field, ty, indexes) = (&r.name, self.ty(r), self.index_set_ty(i));
             quote!(#field: #rt::Relation<#ty, #indexes>)
@@ -238,7 +239,7 @@ impl Context<'_> {
             #[derive(Debug, Clone)]
             #vis struct #name {
                 #(#fields,)*
-                __dred: #rt::Bookkeeping,
+                __dred: #rt::Bookkeeping<#facts>,
             }
         }
     }
@@ -401,6 +402,7 @@ impl Context<'_> {
     pub(super) fn answers_impl(&self, answers: &ir::Answers) -> TokenStream {
         let program = &self.program.name;
         let original = &answers.original;
+        let rt = &self.rt;
         let adorned = &self.relation(answers.adorned).name;
         let mut ask_column: Vec<Option<usize>> = Vec::new();
         let mut conditions = Vec::new();
@@ -441,6 +443,7 @@ impl Context<'_> {
             impl #program {
                 #[doc = #doc]
                 pub fn answers(&self) -> ::std::vec::Vec<#original> {
+                    #rt::Program::bookkeeping(self).assert_usable();
                     let mut answers: ::std::vec::Vec<#original> = self.#adorned
                         .iter()
                         .filter(|row| true #(&& #conditions)*)

@@ -11,6 +11,7 @@ use std::time::Instant;
 use crate::account::{few_multiply_derived, Abandoned, Account, Reason};
 use crate::admit::Admit;
 use crate::batch::Batch;
+use crate::poison::{Operation, Poisoned, Unfinished, Unrecoverable};
 use crate::program::{Bookkeeping, Counted, DerivationSample, Fact, FactSets, Program, Work};
 use crate::relation::Stamp;
 use crate::report::{Phase, Round, Trace, UpdateReport, Witness};
@@ -47,19 +48,23 @@ fn materialize_into<P: Program>(
     inputs: Batch<P::Facts>,
     trace: Trace,
 ) -> (P, UpdateReport<P::Facts>) {
-    debug_assert_eq!(
-        program.fact_count(),
-        0,
-        "materialized into an empty program"
-    );
     // The strings read for the inputs are the program's from now on.
     program.bookkeeping_mut().symbols = inputs.symbols;
+    let mut report = build(&mut program, &inputs.insertions, trace);
+    report.net_insert = inputs.insertions;
+    (program, report)
+}
+
+/// Builds the least model over `inputs` in `program`, an empty program; the report's
+/// `net_insert` is left empty.
+fn build<P: Program>(program: &mut P, inputs: &P::Facts, trace: Trace) -> UpdateReport<P::Facts> {
+    debug_assert_eq!(program.fact_count(), 0, "built in an empty program");
     let mut seeds = P::constant_facts();
-    seeds.union_with(&inputs.insertions);
-    let mut report = UpdateReport::new(P::Facts::default(), inputs.insertions, trace);
+    seeds.union_with(inputs);
+    let mut report = UpdateReport::new(P::Facts::default(), P::Facts::default(), trace);
     let started = Instant::now();
     let mut work = Work::unlimited();
-    insert_phase(&mut program, seeds, &mut report.insert, trace, &mut work);
+    insert_phase(program, seeds, &mut report.insert, trace, &mut work);
     program.finish_materialization();
     report.insert.elapsed = started.elapsed();
     report.work = work.units();
@@ -68,9 +73,9 @@ fn materialize_into<P: Program>(
     program
         .bookkeeping_mut()
         .record_materialization(report.work, facts);
-    sample_derivations(&mut program);
-    decide_reachability(&mut program);
-    (program, report)
+    sample_derivations(program);
+    decide_reachability(program);
+    report
 }
 
 /// Sets [`Bookkeeping::reachability`] for a program just materialized.
@@ -114,7 +119,7 @@ fn sample_derivations<P: Program>(program: &mut P) {
 const MULTIPLY_DERIVED_SHARE: u32 = 64;
 
 /// The incremental strategy [`Strategy::Auto`] runs, and why.
-fn incremental_choice(bookkeeping: &Bookkeeping) -> (Strategy, Reason) {
+fn incremental_choice<F>(bookkeeping: &Bookkeeping<F>) -> (Strategy, Reason) {
     let (sampled, multiply_derived) = (
         bookkeeping.sample.facts,
         bookkeeping.sample.multiply_derived,
@@ -223,13 +228,19 @@ pub fn update<P: Program>(
 }
 
 /// Applies one update batch with `strategy` and reports what it did.
+///
+/// Panics if `program` is poisoned ([`crate::poison`]). If a column type's method panics
+/// during the update, the panic goes on to the caller and leaves `program` either as it
+/// was or poisoned.
 pub fn update_using<P: Program>(
     program: &mut P,
     batch: Batch<P::Facts>,
     strategy: Strategy,
     trace: Trace,
 ) -> UpdateReport<P::Facts> {
+    program.bookkeeping().assert_usable();
     let report = apply(program, batch, strategy, trace);
+    program.bookkeeping_mut().unfinished = None;
     // Strings the update took the last facts of are dropped once there are many.
     program.bookkeeping().symbols.purge_if_grown();
     report
@@ -251,6 +262,14 @@ fn apply<P: Program>(
     program.retain_held(&mut deletions, true);
     deletions.subtract(&insertions);
     program.retain_held(&mut insertions, false);
+    // Nothing has changed yet; from here on, an unwinding update leaves this mark.
+    program.bookkeeping_mut().unfinished = Some(Unfinished {
+        operation: Operation::Update(strategy),
+        deletions: deletions.clone(),
+        insertions: insertions.clone(),
+        inputs_before: program.input_count(),
+        rebuilding: None,
+    });
 
     let requested = Account::requested(strategy);
     let mut report = match strategy {
@@ -450,6 +469,45 @@ fn resample_if_stale<P: Program>(program: &mut P, report: &UpdateReport<P::Facts
     }
 }
 
+/// Rebuilds a poisoned program ([`crate::poison`]) as it was before the update that
+/// poisoned it, and returns what had poisoned it; does nothing to a program that is not
+/// poisoned, and returns `None`.
+///
+/// The inputs from before the failed update are those held now with its changes undone;
+/// the program is rematerialized from them, keeping its settings and its symbols. If the
+/// input relations were damaged (their count does not come out as before), the program
+/// stays poisoned and this returns [`Unrecoverable`]. A panic during the recovery itself
+/// leaves the program poisoned as it was, and a later recovery may try again.
+pub fn recover<P: Program>(program: &mut P) -> Result<Option<Poisoned>, Unrecoverable> {
+    let Some(unfinished) = &program.bookkeeping().unfinished else {
+        return Ok(None);
+    };
+    let poisoned = unfinished.poisoned();
+    let mut inputs = match &unfinished.rebuilding {
+        Some(inputs) => inputs.clone(),
+        None => program.input_facts(),
+    };
+    inputs.subtract(&unfinished.insertions);
+    inputs.union_with(&unfinished.deletions);
+    if inputs.len() != unfinished.inputs_before {
+        return Err(Unrecoverable {
+            poisoned,
+            expected: unfinished.inputs_before,
+            found: inputs.len(),
+        });
+    }
+    let bookkeeping = program.bookkeeping();
+    let inputs = Batch {
+        deletions: P::Facts::default(),
+        insertions: inputs,
+        symbols: bookkeeping.symbols.clone(),
+    };
+    // Built beside the poisoned program, which stays as it is until this succeeds.
+    let empty = P::empty(bookkeeping.settings);
+    *program = materialize_into(empty, inputs, Trace::Counts).0;
+    Ok(Some(poisoned))
+}
+
 /// Builds a program from all its facts (inputs and derived) without checking them.
 ///
 /// This is the seed's precondition: the derived facts must be *exactly* the least model of
@@ -505,7 +563,10 @@ impl std::error::Error for Mismatch {}
 
 /// Checks that `program`'s derived facts are exactly the least model over its input facts,
 /// by recomputing it from scratch.
+///
+/// Panics if `program` is poisoned ([`crate::poison`]).
 pub fn verify<P: Program>(program: &P) -> Result<(), Mismatch> {
+    program.bookkeeping().assert_usable();
     let held = program.all_facts();
     let mut inputs = held.clone();
     inputs.subtract(&held.derived_part());
@@ -531,7 +592,7 @@ mod tests {
     #[test]
     fn auto_chooses_dred_while_at_most_one_sampled_fact_in_64_has_a_second_derivation() {
         let choice = |facts, multiply_derived| {
-            let bookkeeping = Bookkeeping {
+            let bookkeeping = Bookkeeping::<()> {
                 sample: DerivationSample {
                     facts,
                     multiply_derived,

@@ -309,19 +309,35 @@ pub(super) fn recompute<P: Program>(
     // re-insertion, a recompute among them: peak 1.29× the materialization's, reserved
     // 1.09×; `peak_memory dred 6 10`). A relation that kept its facts dense hands its box
     // and array of stamps over (see `FactMap::reserve_like`).
+    let mut unfinished = (program.bookkeeping_mut().unfinished.take())
+        .expect("a recompute runs inside an update, which marks the program");
     let mut measured = program.bookkeeping().clone();
     let settings = measured.settings;
-    let rooms = std::mem::replace(program, P::empty(settings)).into_rooms();
-    let mut empty = P::empty(settings);
-    empty.reserve_rooms(rooms);
-    let (fresh, mut rebuilt) = materialize_into(empty, Batch::inserting(inputs), trace);
-    *program = fresh;
+    // Until the new relations are built, the inputs live in the mark of the program left in
+    // place of the old one, where a recovery finds them.
+    unfinished.rebuilding = Some(inputs);
+    let mut placeholder = P::empty(settings);
+    placeholder.bookkeeping_mut().unfinished = Some(unfinished);
+    let rooms = std::mem::replace(program, placeholder).into_rooms();
+    let mut fresh = P::empty(settings);
+    fresh.reserve_rooms(rooms);
+    let inputs = (program.bookkeeping().unfinished.as_ref())
+        .and_then(|unfinished| unfinished.rebuilding.as_ref())
+        .expect("just set");
+    let mut rebuilt = build(&mut fresh, inputs, trace);
+    let mut placeholder = std::mem::replace(program, fresh);
+    let mut unfinished = placeholder.bookkeeping_mut().unfinished.take();
+    drop(placeholder);
+    if let Some(unfinished) = &mut unfinished {
+        unfinished.rebuilding = None;
+    }
     // The clock restarts; the guard's estimate is the recompute's own count.
     let now = program.bookkeeping().clone();
     measured.record_materialization(now.scratch_work, now.scratch_facts);
     measured.clock = now.clock;
     measured.sample = now.sample;
     measured.reachability = now.reachability;
+    measured.unfinished = unfinished;
     *program.bookkeeping_mut() = measured;
     let mut report = UpdateReport::new(deletions, insertions, trace);
     report.strategy = Strategy::Recompute;
