@@ -1,11 +1,12 @@
-//! An independent least-model computation: naive iteration over facts in text form.
+//! An independent least-model computation: semi-naive iteration over facts in text form.
 //!
 //! It reads only the rules as written ([`RuleInfo`]) and facts as [`GroundFact`]s, and
 //! shares no join, index or maintenance code with the engine, so agreement between the two
-//! means something. It is slow (every round re-matches every rule against every fact) and
-//! meant for tests and demonstrations on small inputs.
+//! means something. It is slow (facts are strings, every variable binding a map, each
+//! round's indexes rebuilt from scratch) and meant for tests, soaks and demonstrations on
+//! inputs of up to a few thousand facts.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use crate::program::{AtomInfo, RuleInfo, TermInfo};
 use crate::text::GroundFact;
@@ -54,37 +55,100 @@ pub fn least_model(
             ));
         }
     }
+    // Semi-naive: each round matches every rule with one body atom on the last round's new
+    // facts and the others on all facts, so that the rounds cost the facts they add.
     let mut model = inputs.clone();
+    let mut delta: Vec<GroundFact> = model.iter().cloned().collect();
+    let mut derived: BTreeSet<GroundFact> = rules
+        .iter()
+        .filter(|rule| rule.body.is_empty())
+        .map(|rule| instantiate(&rule.head, &Env::new()))
+        .collect();
     loop {
-        let mut by_relation: BTreeMap<&str, Vec<&GroundFact>> = BTreeMap::new();
-        for fact in &model {
-            by_relation.entry(&fact.relation).or_default().push(fact);
-        }
-        let mut derived = Vec::new();
+        let all = Facts::new(model.iter());
+        let new = Facts::new(delta.iter());
         for rule in rules {
-            for env in matches(rule.body, &by_relation) {
-                derived.push(instantiate(&rule.head, &env));
+            for position in 0..rule.body.len() {
+                for env in matches(rule.body, position, &all, &new) {
+                    derived.insert(instantiate(&rule.head, &env));
+                }
             }
         }
-        let before = model.len();
-        model.extend(derived);
-        if model.len() == before {
+        derived.retain(|fact| !model.contains(fact));
+        if derived.is_empty() {
             return Ok(model);
         }
+        model.extend(derived.iter().cloned());
+        delta = std::mem::take(&mut derived).into_iter().collect();
     }
 }
 
 type Env = BTreeMap<&'static str, String>;
 
-/// Every variable assignment under which all `body` atoms are facts.
-fn matches(body: &[AtomInfo], facts: &BTreeMap<&str, Vec<&GroundFact>>) -> Vec<Env> {
+/// Facts by relation, and by relation, column and the hash of a value (to match an atom
+/// with a bound term against the facts that may agree on it, not all of them; matching
+/// checks every value).
+struct Facts<'a> {
+    all: HashMap<&'a str, Vec<&'a GroundFact>>,
+    by_value: HashMap<(&'a str, usize, u64), Vec<&'a GroundFact>>,
+}
+
+fn value_hash(value: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    value.hash(&mut hasher);
+    hasher.finish()
+}
+
+impl<'a> Facts<'a> {
+    fn new(facts: impl Iterator<Item = &'a GroundFact>) -> Self {
+        let mut index = Facts {
+            all: HashMap::new(),
+            by_value: HashMap::new(),
+        };
+        for fact in facts {
+            index.all.entry(&fact.relation).or_default().push(fact);
+            for (column, value) in fact.values.iter().enumerate() {
+                let key = (fact.relation.as_str(), column, value_hash(value));
+                index.by_value.entry(key).or_default().push(fact);
+            }
+        }
+        index
+    }
+
+    /// The facts that may match `atom` under `env`: those agreeing with its first bound
+    /// term, or all of its relation's.
+    fn candidates(&self, atom: &AtomInfo, env: &Env) -> &[&'a GroundFact] {
+        let bound = atom
+            .terms
+            .iter()
+            .enumerate()
+            .find_map(|(column, term)| match term {
+                TermInfo::Const(Some(value)) => Some((column, *value)),
+                TermInfo::Var(name) => env.get(name).map(|value| (column, value.as_str())),
+                _ => None,
+            });
+        let found = match bound {
+            Some((column, value)) => {
+                (self.by_value).get(&(atom.relation, column, value_hash(value)))
+            }
+            None => self.all.get(atom.relation),
+        };
+        found.map_or(&[][..], Vec::as_slice)
+    }
+}
+
+/// Every variable assignment under which all `body` atoms are facts of `all`, the one at
+/// `position` a fact of `new`.
+fn matches(body: &[AtomInfo], position: usize, all: &Facts, new: &Facts) -> Vec<Env> {
     let mut envs = vec![Env::new()];
-    for atom in body {
-        let candidates = facts.get(atom.relation).map_or(&[][..], Vec::as_slice);
+    for (k, atom) in body.iter().enumerate() {
+        let facts = if k == position { new } else { all };
         envs = envs
             .iter()
             .flat_map(|env| {
-                candidates
+                facts
+                    .candidates(atom, env)
                     .iter()
                     .filter(|f| f.values.len() == atom.terms.len())
                     .filter_map(move |fact| unify(atom, fact, env))
