@@ -90,10 +90,11 @@ fn main() {
     let mut deleted: Option<Fact> = None;
     let mut new: Option<Fact> = None;
     let mut first = None;
-    let mut batches = batches;
-    for batch in 1..=batches {
+    let (mut batch, mut batches) = (0, batches);
+    while batch < batches {
+        batch += 1;
         let late = limit.is_some_and(|limit| started.elapsed() > limit);
-        if late && batch > 100 && batch % 2 == 0 {
+        if late && batch > 100 && batch.is_multiple_of(2) {
             batches = batch;
         }
         let take = inputs[rng.below(inputs.len())];
@@ -136,9 +137,6 @@ fn main() {
                 workload.name,
                 started.elapsed().as_secs_f64()
             );
-            if batch == batches {
-                break;
-            }
         }
     }
     if let Some((live, heap, resident)) = first {
