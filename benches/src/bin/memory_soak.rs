@@ -68,7 +68,7 @@ fn main() {
     let index: usize = args.next().expect("workload index").parse().expect("index");
     let batches: usize = args.next().map_or(100_000, |s| s.parse().expect("batches"));
     assert!(
-        batches >= 100 && batches % 2 == 0,
+        batches >= 100 && batches.is_multiple_of(2),
         "an even number of batches, at least 100"
     );
     let limit = args
