@@ -298,9 +298,10 @@ impl Context<'_> {
         // found cannot be a support (that one was not) nor a lower level, so its later steps
         // are skipped.
         let reads_stamp = mode == Mode::Supports && !body_relation.input;
-        // A fully bound atom's fact, made from the variables, is often absent (in
-        // non-linear closure over a chain, one edge deleted, 73% of the `R(y, z)` that
-        // support checks looked up); a row read from an index is held unless retired.
+        // A fully bound atom's fact, made from the variables, is often absent (most of the
+        // `R(y, z)` that support checks look up in non-linear closure: `BENCHMARKS.md`,
+        // *Design measurements*, "Support checks"); a row read from an index is held
+        // unless retired.
         let stamp_of = if matches!(current.access, Access::Contains) {
             quote!(stamp_maybe_absent)
         } else {
@@ -414,8 +415,9 @@ impl Context<'_> {
                     }
                 };
                 // Only a loss of support has causes; the other phases keep the plain loop
-                // (through `with_causes`, which hands them `None`, a linear closure's
-                // materialization ran 1% more instructions).
+                // (through `with_causes`, which hands them `None`, a materialization ran
+                // more instructions: `BENCHMARKS.md`, *Design measurements*, "Support
+                // checks").
                 let walk = if derived_delta {
                     quote! {
                         let rows = #source;
@@ -445,9 +447,8 @@ impl Context<'_> {
                 // so its first half is among the youngest that qualify); then the rest,
                 // oldest first, until a row's level reaches the lowest found (no earlier
                 // row's did: theirs are at most `bound`, and `lowest` is above it). Walked
-                // in place, not copied once for the checks that share it (non-linear
-                // chain, 1 deletion by alternative proofs: 23.2 → 22.2 ms, medians of three
-                // alternating runs of `profile_update 2 altproof 1 21`).
+                // in place, not copied once for the checks that share it (`BENCHMARKS.md`,
+                // *Design measurements*, "Support checks").
                 let Access::Probe { index, .. } = current.access else {
                     return walk;
                 };
@@ -489,7 +490,8 @@ impl Context<'_> {
     /// Pt(q, o)` visits `Pt(_, q)` once per `q`, not once per `(q, o)`. `None` when the
     /// delta atom has nothing but keys (every fact its own group), or when no later step
     /// walks a derived relation: grouping sorts the delta, which costs more than probing an
-    /// input relation's short buckets once per fact (linear TC 1.4 s → 1.7 s if grouped).
+    /// input relation's short buckets once per fact (`BENCHMARKS.md`, *Design
+    /// measurements*, "Grouped deltas").
     pub(super) fn grouped_delta(
         &self,
         rule: &ir::Rule,
@@ -546,7 +548,8 @@ impl Context<'_> {
         // looked up once per group, not once per match of the later steps, into one buffer
         // the size of a group (not beside every key: a materialization's largest delta would
         // sort twice the bytes); the other rules keep the loop without it (reading causes
-        // from the buffer slowed non-linear closure's insertion rounds by 12-20%).
+        // from the buffer slowed insertion rounds: `BENCHMARKS.md`, *Design measurements*,
+        // "Support checks").
         let causes = (!body_relation.input).then(|| {
             quote! {
                 causes.clear();

@@ -67,8 +67,8 @@ impl<'a, T: Clone + Hash> Iterator for Entries<'a, T> {
     type Item = (Cow<'a, T>, Stamp);
 
     // Always inlined: walking the tables is the inner loop of an index build, and with the
-    // ghost test the compiler stopped inlining it there (linear closure on a chain from
-    // scratch: 10% more instructions).
+    // ghost test the compiler stopped inlining it there (`BENCHMARKS.md`, *Design
+    // measurements*, "Ghost test").
     #[inline(always)]
     fn next(&mut self) -> Option<(Cow<'a, T>, Stamp)> {
         loop {

@@ -18,22 +18,17 @@ mod tests;
 
 /// How many shards a large map has. A hash table grows by moving into one twice its size,
 /// and both are held until the move ends: for a map of millions of facts that copy was the
-/// memory peak of a materialization (linear closure, 5.9 M facts: the 54 MiB table and its
-/// 109 MiB successor at once). Shards grow one at a time, so the peak holds one shard's two
-/// copies; each move also fits in the cache.
+/// memory peak of a materialization. Shards grow one at a time, so the peak holds one
+/// shard's two copies; each move also fits in the cache. Measured: `BENCHMARKS.md`,
+/// *Design measurements*, "Shards".
 const SHARDS: usize = 16;
 
 /// The largest table (in buckets) a map keeps whole; growing past it splits the map into
 /// [`SHARDS`] shards, so a split holds at most 2^19 + 2^20 buckets at once (20 MiB for a
 /// pair of `u32`). Up to it, one table is faster than shards: a shard's table is read from
 /// an array at a place the fact's hash picks, one more load between the hash and the slot,
-/// where the whole table is a field (see [`FactMap::table`]). Shards → whole, least user
-/// time of 8 runs each, alternated (`benches/examples/profile.rs`, from scratch):
-/// non-linear closure on a random graph 1.75 → 1.37 s, on a chain 1.91 → 1.37 s, Andersen
-/// 1.01 → 0.80 s (7.7% fewer instructions, the same cache misses: cachegrind); non-linear
-/// random, one edge deleted by alternative proofs, fastest of 100: 1.22 → 0.69 ms
-/// (`profile_update 0 altproof 1 100`). Maps past it, as before: same-generation and linear
-/// closure on a random graph unchanged.
+/// where the whole table is a field (see [`FactMap::table`]). Measured: `BENCHMARKS.md`,
+/// *Design measurements*, "Whole tables up to 2^19 buckets".
 const LARGEST_WHOLE: usize = 1 << 19;
 
 /// Which bits of a fact's hash choose its shard: above those a shard's table uses for its
@@ -50,23 +45,15 @@ const DENSE_MIN_BYTES: usize = 1 << 12;
 /// From which share of the size at which tables outgrow the cache
 /// ([`crate::settings::Storage::large_from_bytes`]) a map considers a bitset. Rounds grow by
 /// several times at once, and the round after a bitset's build is the one whose head tests
-/// read it: from an eighth (1 MiB of facts), non-linear closure on a random graph built
-/// its bitset after its largest round (52,506 → 218,092 facts), Andersen after its own
-/// (94,902 → 216,093), both testing those rounds' heads against tables of 2^16–2^17
-/// buckets that missed the cache; from a sixteenth, both before (Andersen's with
-/// [`BITSET_BUDGET_SHARE`]'s half; its recompute after 10 deletions enters that round
-/// with 85 k facts, under an eighth). From scratch, task-clock (`perf stat -r 3
-/// examples/profile <w>`): non-linear random 608 → 376 ms (its largest round 411 → 190
-/// ms), Andersen 407 → 286 ms; the other workloads unchanged; peak resident sets from
-/// scratch within 3% (`peak_memory dred <w> 10`). Andersen's 10 deletions by
-/// [`crate::Strategy::Auto`], which recomputes: 464 → 304 ms (`profile_update 6 auto 10
-/// 5`).
+/// read it: from a larger share, the suite's closures and Andersen built their bitsets only
+/// after their largest round, whose head tests then missed the cache (with
+/// [`BITSET_BUDGET_SHARE`]'s half, Andersen's is built before it). Measured:
+/// `BENCHMARKS.md`, *Design measurements*, "Bitsets from a sixteenth".
 const BITSET_FROM_SHARE: usize = 16;
 
-/// A bitset may take up to the tables' bytes divided by this. Andersen's box (2^22
-/// points, 512 KiB) is a third of its tables at 92 k facts; under a quarter it waited for
-/// 213 k facts, after its largest round. Its bitset is built either way: peak resident
-/// set from scratch 19.5 → 20.0 MiB (`peak_memory dred 6 0`, three runs each).
+/// A bitset may take up to the tables' bytes divided by this: a box a third of the tables
+/// (Andersen's, before its largest round) is worth its bits. Measured: `BENCHMARKS.md`,
+/// *Design measurements*, "Bitset budget".
 const BITSET_BUDGET_SHARE: usize = 2;
 
 /// Rebuilds a fact from its columns' values, as a bitset reads them (`None` for values no
@@ -361,8 +348,8 @@ impl<T: Tuple> FactMap<T> {
         };
         match table.entry(hash, |(held, _)| *held == fact, |(held, _)| hash_of(held)) {
             // Held, unless a ghost: tested here, and only while there are ghosts (tested
-            // before the lookup, it cost linear closure on a chain from scratch, which never
-            // meets one, 1.7% more instructions).
+            // before the lookup, it cost maps that never meet one an instruction count that
+            // shows: `BENCHMARKS.md`, *Design measurements*, "Ghost test").
             Entry::Occupied(mut entry) => {
                 // `cleared`, spelled out: the table is borrowed.
                 let ghost = self.ghosts > 0
@@ -424,9 +411,9 @@ impl<T: Tuple> FactMap<T> {
     /// Takes `fact` out of the map, as [`FactMap::remove`] does, but a fact in the bitset's
     /// box only has its bit cleared, and stays in its table as a ghost (see [`FactMap`]).
     /// For removals after which the map's stamps are seldom read: while it holds ghosts,
-    /// [`FactMap::get`] reads the bitset too (alternative proofs, which read a stamp per
-    /// support they check, took 10-24% longer on linear closure's 10 deletions when their
-    /// retired facts were ghosts, `profile_update 1 altproof 10 5`).
+    /// [`FactMap::get`] reads the bitset too, which slows alternative proofs, readers of a
+    /// stamp per support they check (`BENCHMARKS.md`, *Design measurements*, "Ghosts and
+    /// stamps").
     #[inline]
     pub fn bury(&mut self, fact: &T) -> bool {
         if !self.dense.is_empty() {
@@ -575,13 +562,11 @@ impl<T: Tuple> FactMap<T> {
     /// Room for `additional` facts; or, for an empty map that may turn dense, given the box
     /// and stamps of a dense one ([`FactMap::take_dense`]), dense from the start over them.
     /// A recompute reserves the old map's room. Reserved as tables, the room of a dense
-    /// map was larger than the dense map (linear closure on a random graph: 109 MiB of
-    /// tables for 93 MiB of dense stamps and indexes); and a freed array of stamps, the
-    /// largest block a program frees, raised glibc's threshold for mapping blocks of their
-    /// own (a freed mapped block's size, up to 32 MiB), so that the next materialization's
-    /// round sets came from its heap and left it larger after each recompute (linear
-    /// closure on a chain, peak resident set over 10 pairs of 1-fact updates, 5 of them
-    /// recomputes: 25.2 → 39.7 MiB, with the heap's live bytes the same).
+    /// map was larger than the dense map; and a freed array of stamps, the largest block a
+    /// program frees, raised glibc's threshold for mapping blocks of their own (a freed
+    /// mapped block's size, up to 32 MiB), so that the next materialization's round sets
+    /// came from its heap and left it larger after each recompute, its live bytes the
+    /// same. Measured: `BENCHMARKS.md`, *Design measurements*, "Dense room handed over".
     pub fn reserve_like(&mut self, additional: usize, dense: Option<(Bitset, Vec<Stamp>)>) {
         match dense {
             Some((bitset, dense))
@@ -604,11 +589,9 @@ impl<T: Tuple> FactMap<T> {
     /// what they will take then (the growth doubles them, or splits them into shards of
     /// about as much room; a map that grows once mostly grows on). Before they grow, so
     /// that the tables and their successors are never held beside the stamps; the facts
-    /// move table by table, each table freed once emptied. Same-generation from scratch,
-    /// whose stamps (16 MiB) were twice its whole table when it split: turned dense at its
-    /// shards' first growth (the stamps at most twice the tables then), beside the shards,
-    /// its peak resident set was 54.4 MiB; in place of the split, 41.2 (the tables alone:
-    /// 42.5; `peak_memory dred 5`).
+    /// move table by table, each table freed once emptied. Turning dense in place of a
+    /// split, rather than beside the shards, keeps the peak below the tables' own.
+    /// Measured: `BENCHMARKS.md`, *Design measurements*, "Dense in place of a split".
     fn consider_dense(&mut self, additional: usize) {
         let (Some(_), Some(bitset)) = (self.rebuild, self.bitset_of_all()) else {
             return;

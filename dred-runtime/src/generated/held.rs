@@ -7,8 +7,8 @@ use crate::relation::{FactSet, Relation, Stamp, Tuple, UNSTAMPED};
 
 /// Under [`Admit::Held`], adds `head` to `out` if [`Admit::admits`] it, and a head new to
 /// `out` to `stamped` as well, with its stamp (see [`Program::fire`](crate::Program::fire)). Out of line, so that
-/// the joins' loops keep their size for the other rules (same-generation from scratch:
-/// +9% instructions in its join with this inlined). Joins call it head by head only where
+/// the joins' loops keep their size for the other rules (`BENCHMARKS.md`, *Design
+/// measurements*, "Held heads"). Joins call it head by head only where
 /// a floor reads a fact that a membership test builds, which cannot wait for a batch; the
 /// others batch their heads for [`emit_held_all`].
 #[inline(never)]
@@ -97,8 +97,8 @@ pub fn admit_all<T: Tuple, X>(
 /// it). Every head is looked up before any is tested: in a relation of millions of facts
 /// each lookup misses the cache, and one head's test and insertion, branching on what its
 /// lookup read, kept the processor from starting the next lookup before that miss
-/// returned; lookups with nothing between them overlap (linear closure on a cycle with
-/// chords, one edge deleted: 50 ms before, 30 ms after, fastest of 10 each).
+/// returned; lookups with nothing between them overlap (`BENCHMARKS.md`, *Design
+/// measurements*, "Held heads").
 ///
 /// ```
 /// use dred_runtime::generated::{emit_held, emit_held_all, HELD_BATCH};
@@ -141,8 +141,8 @@ pub fn emit_held_all<T: Tuple, X, F, Rows>(
     for (stamp, (head, _, _)) in stamps.iter_mut().zip(pending.iter()) {
         *stamp = held.stamp(head);
     }
-    // By reference, not drained: moving each head out cost Andersen's 10 deletions 4% more
-    // instructions than cloning its two numbers twice.
+    // By reference, not drained: moving each head out cost more than cloning a head's
+    // plain values twice (`BENCHMARKS.md`, *Design measurements*, "Held heads").
     for ((head, cause, rows), stamp) in pending.iter().zip(stamps) {
         let Some(stamp) = stamp.filter(|&stamp| held_admits(stamp, *cause, || floor(rows))) else {
             continue;
@@ -220,9 +220,8 @@ pub fn heads_in_range(
         emitted.resize(stamps.len(), false);
     }
     // Without a branch per place: each is written, and kept by counting it. Filtered and
-    // pushed one by one, the places cost a branch and a capacity check each (non-linear
-    // chain, 1 deletion by alternative proofs: 28.4 → 27.1 ms, medians of four alternating
-    // runs of `profile_update 2 altproof 1 21`).
+    // pushed one by one, the places cost a branch and a capacity check each
+    // (`BENCHMARKS.md`, *Design measurements*, "Held heads").
     for places in ranges {
         let start = in_range.len();
         in_range.resize(start + places.len(), 0);

@@ -112,10 +112,8 @@ fn sample_derivations<P: Program>(program: &mut P) {
 }
 
 /// [`Strategy::Auto`] chooses DRed when at most 1/`MULTIPLY_DERIVED_SHARE` of the sampled
-/// derived facts have a second derivation. Far from the suite's workloads on both sides:
-/// of 256 sampled facts, same-generation on a tree has none with two (0.3% of its facts
-/// have: the sibling pairs), the cycle with chords 29 (the chords' sources), the other
-/// closures and Andersen from 96 (linear closure on the chain) to all 256.
+/// derived facts have a second derivation: far from the suite's workloads on both sides
+/// (`BENCHMARKS.md`, *Design measurements*, "Auto's sample").
 const MULTIPLY_DERIVED_SHARE: u32 = 64;
 
 /// The incremental strategy [`Strategy::Auto`] runs, and why.
@@ -148,13 +146,12 @@ const RECOMPUTE_SHARE: usize = 20;
 /// the same report on any machine and in any run.
 ///
 /// A ninth, as when the guard read the clock: with [`Counted`]'s weights, an update's
-/// share of a recompute's counted work is within 0.6–1.5× of its share of the time on the
-/// benchmarks' workloads that check support or over-delete (`DRED_GUARD_CALIBRATE=1 cargo
-/// run --release -p dred-benches --bin guard`; BENCHMARKS.md); closures kept by
-/// reachability count less than their time, as the graph's search is not counted, but
-/// their updates stay far under the budget. The update closest to the bound,
-/// same-generation's 10-edge deletion by DRed at 0.08× a recompute's time, counts 0.084×
-/// of its work against a budget of 0.10× (a tenth left it 7% of headroom).
+/// share of a recompute's counted work follows its share of the time on the benchmarks'
+/// workloads that check support or over-delete (`DRED_GUARD_CALIBRATE=1 cargo run
+/// --release -p dred-benches --bin guard`); closures kept by reachability count less than
+/// their time, as the graph's search is not counted, but their updates stay far under the
+/// budget. A tenth left the update closest to the bound too little headroom
+/// (`BENCHMARKS.md`, *Design measurements*, "The guard's share").
 const GUARD_SHARE: u64 = 9;
 
 /// When [`Strategy::Auto`] gives up on an update.
@@ -186,12 +183,9 @@ impl Guard {
     /// [`Strategy::Auto`] recomputes outright (so its cost does not jump there). The budget
     /// is a share of what a recompute of *today's* model costs, but a give-up is followed
     /// by a recompute of what the deletion leaves, and the larger a deletion, the more it
-    /// tends to take away: deleting 100 of same-generation's 2,046 edges takes away 63% of
-    /// its facts, and with the whole budget an update that gave up cost 1.39× the
-    /// recompute after it, tapered 1.03× (median of 5 pairs, `DRED_GUARD_WORKLOAD=
-    /// same-generation cargo run --release -p dred-benches --bin guard`; linear chain
-    /// 1.37× → 1.07×, Andersen 1.25× → 1.12×, linear random 1.14× → 1.01×, all at 100
-    /// deletions).
+    /// tends to take away, so that with the whole budget a large update that gave up cost
+    /// far more than the recompute after it (`BENCHMARKS.md`, *Design measurements*, "The
+    /// guard's taper").
     fn taper(deleted: usize, inputs: usize) -> (u64, u64) {
         let inputs = inputs.max(1) as u64;
         let share = (deleted as u64).saturating_mul(RECOMPUTE_SHARE as u64);

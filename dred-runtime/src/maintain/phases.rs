@@ -40,15 +40,12 @@ impl<F: FactSets> OverBudget<F> {
 /// [`Strategy::Auto`] rematerializes when the facts a deletion takes from closure
 /// relations kept by reachability ([`Program::closure_losses`]) are more than
 /// 1/`UNREACHABLE_SHARE` of all facts. Found from the graph, they cost little to find,
-/// but each still leaves its relation and indexes: deleting 10 of the cycle's 1,100 edges
-/// takes 240,802 of its 1,000,000 facts, which took alternative proofs 24.5 ms (most of it
-/// taking them out of the indexes), against 20.1 ms for Auto's recompute of the rest
-/// (`BENCHMARKS.md`): about 100 ns a fact lost against 26 ns a fact kept. At an eighth, a
-/// recompute would still cost about twice as much. Memory sets the other bound: taking a
-/// batch of facts out needs about 40 bytes a fact for a while (the set of them, and each
-/// index's sorted copy of their keys), so an eighth of the facts can raise the resident
-/// set by a fifth (the cycle's memory soak: 1.23× its materialization's peak, one
-/// deletion taking 88,287 facts).
+/// but each still leaves its relation and indexes, at about four times what a recompute
+/// spends on a fact it keeps: at an eighth, a recompute would still cost about twice as
+/// much. Memory sets the other bound: taking a batch of facts out needs about 40 bytes a
+/// fact for a while (the set of them, and each index's sorted copy of their keys), so an
+/// eighth of the facts can raise the resident set by a fifth (`BENCHMARKS.md`, *Design
+/// measurements*, "Closure losses").
 pub(super) const UNREACHABLE_SHARE: usize = 8;
 
 /// The facts that deleting `deletions` takes from the closure relations, when `program`
@@ -305,9 +302,8 @@ pub(super) fn recompute<P: Program>(
     // memory is one materialization's, not two. The new ones get the old ones' sizes at
     // once: grown by doubling after the old tables were freed, a whole fact table (see
     // `fact_map`) left the allocator's heap a table larger for good (glibc raises its mmap
-    // threshold to a freed block's size; Andersen, 10 pairs of a 1-fact deletion and its
-    // re-insertion, a recompute among them: peak 1.29× the materialization's, reserved
-    // 1.09×; `peak_memory dred 6 10`). A relation that kept its facts dense hands its box
+    // threshold to a freed block's size; `BENCHMARKS.md`, *Design measurements*,
+    // "Recompute's room"). A relation that kept its facts dense hands its box
     // and array of stamps over (see `FactMap::reserve_like`).
     let mut unfinished = (program.bookkeeping_mut().unfinished.take())
         .expect("a recompute runs inside an update, which marks the program");
@@ -491,15 +487,14 @@ pub(super) fn insert_phase<P: Program>(
     // A round's sets, once counted, hold the round after next if their room suits it
     // (`FactSets::recycle_for`): linear closures on the cycle and the chain derive their
     // facts in many rounds of steady size, whose sets were each allocated and grown anew
-    // (cycle, recompute after 1 deletion: 33.3 → 27.9 ms; linear chain 108 → 102 ms,
-    // medians, `profile_update 4 recompute 1 20`, `profile_update 3 recompute 1 10`).
+    // (`BENCHMARKS.md`, *Design measurements*, "Round sets").
     let mut spare = P::Facts::default();
     loop {
         let mut next = std::mem::take(&mut spare);
         // Half the last round's size: consecutive rounds are alike, so the new round's sets
-        // skip most of their doublings (linear chain from scratch: -4.6% instructions); the
-        // last round's whole size would hold oversized tables when rounds shrink, at the
-        // memory peak (non-linear and linear random: +7.5% peak).
+        // skip most of their doublings; the last round's whole size would hold oversized
+        // tables when rounds shrink, at the memory peak (`BENCHMARKS.md`, *Design
+        // measurements*, "Round sets").
         next.reserve_half_of(&delta);
         program.fire(&delta, Admit::Absent, &mut next, &mut Vec::new(), work);
         let next_witnesses = witnesses(program, &next, Some(&delta), false, trace);

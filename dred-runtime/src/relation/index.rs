@@ -153,10 +153,8 @@ pub trait IndexLayout<T>: 'static {
     /// joins read with their stamps ([`Relation::probe_stamped`]): a bucket's stamps are
     /// then read in one pass instead of looked up row by row (a cache miss each in a large
     /// relation), its rows are kept in stamp order (see `Bucket`), and each stamp change
-    /// costs a pass over the fact's buckets instead. Non-linear chain, 1 deletion with
-    /// alternative proofs: last-level cache misses −51%, first-level −44% (callgrind's
-    /// cache model); the price is a stamp's 4 bytes a row (non-linear random's peak 15.6 →
-    /// 18.6 MiB).
+    /// costs a pass over the fact's buckets instead; the price is a stamp's 4 bytes a row.
+    /// Measured: `BENCHMARKS.md`, *Design measurements*, "Stamped rows".
     const STAMPED: bool = false;
     /// Whether [`Relation::finish_materialization`] builds the index. `datalog!` leaves
     /// out an index of a derived relation that only joins from an input fact probe, when
@@ -175,9 +173,9 @@ pub trait IndexLayout<T>: 'static {
     /// the fact table in hash order, each fact's row going to a bucket of its own.
     ///
     /// It is the relation's rebuild ([`Relation::with_facts_from_columns`]) again, which
-    /// `datalog!` generates from the same code, but inlined into the build: through the
-    /// relation's function pointer, linear closure on a random graph (5.8 M facts) took
-    /// 674 ms from scratch instead of 632.
+    /// `datalog!` generates from the same code, but inlined into the build, where a call
+    /// through the relation's function pointer per fact showed from scratch
+    /// (`BENCHMARKS.md`, *Design measurements*, "Builds from bitsets").
     #[inline]
     fn fact_from_columns(columns: &[u64]) -> Option<T> {
         let _ = columns;
@@ -263,9 +261,8 @@ impl<K, R> Keyed<K, R> {
 /// - in a stamped index, the rows are in the order of their stamps (retired ones, kept as
 ///   [`RETIRED`], last), so that a loss of support finds the heads in a delta fact's stamp
 ///   range by binary search ([`heads_in_range`](crate::generated::heads_in_range)) rather
-///   than by copying and sorting the bucket (non-linear chain, 1 deletion by alternative
-///   proofs: 26.5 → 23.6 ms, medians of three alternating runs of `profile_update 2
-///   altproof 1 21`; from scratch and the other workloads' updates unchanged). Facts come
+///   than by copying and sorting the bucket (`BENCHMARKS.md`, *Design measurements*,
+///   "Stamp order in buckets"). Facts come
 ///   in stamp order (a round's stamp is the clock's newest), so appending mostly keeps it;
 ///   a stamp that changes (a raise, a retirement, a revival) moves its row, at the cost of
 ///   the pass that finds the row.
@@ -347,9 +344,8 @@ impl<R: PartialEq> Bucket<R> {
         }
         // Most often the changes are retirements: moving the retired rows behind the
         // others, which keep their order, is one pass without a copy (the retired rows'
-        // order among themselves is no stamp order's business). Non-linear closure kept by
-        // reachability, medians of `profile_update <w> altproof <k> <reps>`: the random
-        // graph's 10 deletions 5.5 → 2.6 ms, the chain's 1 deletion 1.9 → 1.0 ms.
+        // order among themselves is no stamp order's business). `BENCHMARKS.md`, *Design
+        // measurements*, "Stamp order in buckets".
         self.move_to_front(|_, stamp| stamp != RETIRED);
         self.before = self.rows.len();
         if self.in_stamp_order() {
@@ -477,16 +473,13 @@ impl<T: Tuple, L: IndexLayout<T>> Index<T, L> {
     /// eighth more room, the step by which a bucket grows ([`Index::insert_built`]). Only
     /// for an unstamped index of a relation without retired facts, whose bitset holds all
     /// its facts and whose facts can be rebuilt from their columns (see
-    /// [`IndexLayout::fact_from_columns`]); else `None`. Linear closure from scratch, whose
-    /// index on `R` is built at the end: on a random graph (5.8 M facts) 103 → 12 ms, on a
-    /// chain (2 M) 39 → 5 ms, on the cycle (1 M) 19 → 2.4 ms.
+    /// [`IndexLayout::fact_from_columns`]); else `None`. Measured: `BENCHMARKS.md`,
+    /// *Design measurements*, "Builds from bitsets".
     ///
     /// Why the room: an update that adds a row to most buckets (an edge back into a
     /// cycle) moved each bucket stored at its size, leaving a hole the next, larger,
-    /// bucket could not use; the holes stayed resident. Peak resident set over 10 pairs
-    /// of 1-fact updates (`peak_memory dred <w> 10`), stored at size → with the room:
-    /// cycle 17.1 → 15.7 MiB, linear random 117.6 → 97.9, each from-scratch peak the same
-    /// (the index is built after it).
+    /// bucket could not use; the holes stayed resident (`BENCHMARKS.md`, *Design
+    /// measurements*, "Room in built buckets").
     fn build_in_order(source: &IndexSource<'_, T>) -> Option<Buckets<L::Key, L::Row>> {
         if L::STAMPED || !L::KEY_LEADS || !source.dead.is_empty() {
             return None;
@@ -687,8 +680,8 @@ impl<T: Tuple, L: IndexLayout<T>> IndexSet<T> for Index<T, L> {
     /// Adds a fact of batch `batch` to its bucket. A full bucket grows by an eighth, not
     /// twice its size: a bucket is built at its exact size, and an update that inserts one
     /// fact into each of many (a re-inserted edge of a closure) would otherwise double them
-    /// all (cycle, 1-fact re-insertions after a recompute: +18% resident memory). Copying
-    /// an eighth more per growth costs little beside the hash lookups around it.
+    /// all (`BENCHMARKS.md`, *Design measurements*, "Room in built buckets"). Copying an
+    /// eighth more per growth costs little beside the hash lookups around it.
     #[inline]
     fn insert(&mut self, fact: &T, batch: u64, stamp: Stamp) {
         if let Some(buckets) = self.buckets.get_mut() {

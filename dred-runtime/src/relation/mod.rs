@@ -25,8 +25,7 @@ pub struct Room {
 /// How many facts [`Relation::retire_all`] looks up before it removes any: each lookup in a
 /// table of millions of facts misses the cache, and the misses of lookups with nothing
 /// between them overlap, where a removal's own branches on what it read kept the next
-/// one from starting (same-generation, 10 deletions: the removals took 15-23% of the
-/// update's profile samples).
+/// one from starting (`BENCHMARKS.md`, *Design measurements*, "Retirement").
 const RETIRE_BATCH: usize = 32;
 
 /// The facts of one relation and its indexes, kept in step.
@@ -516,9 +515,9 @@ impl<T: Tuple, I: IndexSet<T>> Relation<T, I> {
     /// Takes the facts of `gone` that hold out of the relation but leaves them in its
     /// indexes, as retired facts (see the type's invariant); with no index built, there is
     /// nothing to leave them in, and they go: same-generation's indexes on `Sg` are built
-    /// only by large updates (see [`IndexLayout::EAGER`]), and its 10 deletions by
-    /// alternative proofs, which retire 57,376 facts, ran 8% fewer instructions
-    /// (callgrind, `profile_update 5 altproof 10 1`).
+    /// only by large updates (see [`IndexLayout::EAGER`]), and taking its retired facts
+    /// out at once saves instructions (`BENCHMARKS.md`, *Design measurements*,
+    /// "Retirement").
     pub fn retire_all(&mut self, gone: &FactSet<T>) {
         let indexed = self.indexes.any_built();
         if indexed {
@@ -596,9 +595,8 @@ impl<T: Tuple, I: IndexSet<T>> Relation<T, I> {
     /// an eighth of the relation (so their cost stays bounded and amortized), and gives back
     /// the room of the tables that only an update uses: the old stamps of risen facts, and
     /// of the retired facts all but what those left need. Kept between updates, they held
-    /// the largest update's sizes for good (non-linear closure: up to 27% more than the
-    /// materialization's tables over a soak of deleted and restored edges; `soak` in
-    /// `tests/strategies.rs`).
+    /// the largest update's sizes for good (`BENCHMARKS.md`, *Design measurements*,
+    /// "Retirement").
     pub fn settle(&mut self) {
         if self.dead.len() > self.facts.len() / 8 {
             let dead = std::mem::take(&mut self.dead);
