@@ -142,14 +142,12 @@
 //!   for a pair of `u32`, at a load of 7/16 to 7/8), *dense*: a fact of the box holds
 //!   when its bit is set, its stamp at its point, and is rebuilt from its columns when
 //!   iterated; only facts outside the box stay in a table, and a recompute hands the
-//!   array to the new relation (linear closure on a random graph of 3,000 nodes, from
-//!   scratch, in the suite's runs before and after: peak resident set 146 → 94 MiB,
-//!   807.6 → 610.1 ms; on a chain 65 → 29 MiB, 179.2 → 119.2 ms). An index bucket,
+//!   array to the new relation. An index bucket,
 //!   built at its exact size (an eighth more if built in order from a bitset), grows by
 //!   an eighth. Buckets are exact (one per key), and where every column of a relation is a plain value (integers, `char`, `bool`,
 //!   `&'static str`) a bucket's rows keep only the columns outside its key, from which a
 //!   probe rebuilds each fact at no cost: a binary relation's index costs half the bytes
-//!   its facts do (same-generation's peak from scratch: 52 → 42 MiB). The indexes whose
+//!   its facts do. The indexes whose
 //!   buckets support checks and head-first joins read with their stamps keep each row's
 //!   stamp too, so that a bucket's stamps come in one pass rather than a lookup a row;
 //! - `GraphFacts`, one [`runtime::FactSet`] per relation (public fields named after the
@@ -163,9 +161,7 @@
 //!   needs, and scanning one other input relation leaves the derived atoms fully known,
 //!   the join has a second plan (that scan, then membership tests), taken while the index
 //!   is unbuilt and |delta| × |scanned| is at most the derived relation's facts, so that
-//!   a materialization leaves the index unbuilt and only a large update builds it
-//!   (same-generation's two indexes on `Sg`: from scratch 37% fewer instructions, its
-//!   tables 37.8 → 26.5 MiB);
+//!   a materialization leaves the index unbuilt and only a large update builds it;
 //!   where a later step walks a derived relation, the delta is grouped by the values the
 //!   later steps read, so that walk runs once per group (sorted 2^14 facts at a time, so
 //!   that the sorted copy stays small beside a materialization's largest round, its
@@ -175,13 +171,12 @@
 //!   probe whose key an outer step or the head binds is made once there, not once per row
 //!   of the loops in between; once the head's relation outgrows the cache, 8 MiB of
 //!   facts, the heads a join finds are tested 32 at a time, all looked up before any is
-//!   added, so that the lookups' cache misses overlap: linear closure on the random graph
-//!   from scratch, 5.8 M facts, about a fifth faster; where the relation's columns are all
+//!   added, so that the lookups' cache misses overlap; where the relation's columns are all
 //!   integers, chars or bools and their values span a small box, the test reads one bit
 //!   of a bitset over that box instead, kept beside the fact table once it holds 512 KiB
-//!   of facts if the box takes at most half the table's bytes (the same closure:
-//!   3,000 nodes, a 2 MiB bitset beside 110 MiB of tables: from scratch 1.57 → 1.00 s in
-//!   the suite's runs before and after it, on one machine) and one for head-bound rederivation.
+//!   of facts if the box takes at most half the table's bytes; and one join function per
+//!   rule for head-bound rederivation. What each of these choices saved is in
+//!   `BENCHMARKS.md`, *Design measurements*, "The generated program's layout".
 //!
 //! ## Updates, exactly as the seed defines them
 //!
@@ -296,57 +291,33 @@
 //!   still costs more to take out of its relation and indexes than a fact kept costs a
 //!   recompute. The report's `account` says, as data, what ran and why.
 //!
-//! When each wins, on this repository's benchmark suite (`BENCHMARKS.md`, one run on a
-//! shared, noisy 2-core machine, whose processor can change between runs: read the ratios,
-//! not the times): alternative proofs win wherever facts have several derivations, and on
-//! closures, reachability wins wherever the graph has cycles. Deleting one edge of a linear
-//! closure over a 3,000-node random graph with a giant component, DRed over-deletes 5.77
-//! million facts to withdraw 4,845 (2.96 s); alternative proofs checking stamps take 6.3
-//! ms, and by reachability 1.3 ms (1.2 ms with [`Strategy::Auto`]: 534× faster than the
-//! fastest peer's recompute of what the deletion leaves, 175× faster than
-//! differential-dataflow's update). On a cycle with chords one edge takes 22,747 facts and
-//! lengthens the shortest derivation of many more: DRed takes 294 ms, stamps 10.3 ms
-//! (114,157 checks over 123 rounds), reachability 0.56 ms (135× the fastest recompute, 604×
-//! differential-dataflow). In non-linear closure over a chain with shortcuts, one edge
-//! costs DRed 136,896 over-deleted facts (606 ms), stamps 33,938 checks (20.7 ms) and
-//! reachability 1.0 ms (1076× and 464×); ten edges 97 and 3.7 ms. Reachability loses where
-//! there is little to find: one deletion from the linear chain that takes nothing away (a
-//! shortcut spanned by other edges) costs 182 µs by reachability, which reads the graph,
-//! against 151 µs by stamps. Deleting ten edges of the cycle takes 240,802 of its
-//! 1,000,000 facts: found by reachability, they still cost more to take out one by one
-//! (24.5 ms) than the rest costs a recompute (20.1 ms), and Auto recomputes. In
-//! Andersen's analysis, which is no closure, one deletion costs DRed 322,586 over-deleted
-//! facts (1.31 s) and alternative proofs 235 checks (0.1 ms). Where nearly everything
-//! over-deleted is really gone (same-generation on a tree, whose facts have one derivation
-//! each) DRed does the same work without the checks: one edge over-deletes 10,731 facts and
-//! rederives 20, where alternative proofs check 10,711 and withdraw them all (0.76 against
-//! 1.1 ms); ten edges cost DRed 4.8 ms and alternative proofs 6.9. There
-//! [`Strategy::Auto`] runs DRed, its sample of `Sg` finding no fact with a second
-//! derivation: 0.77 ms for one edge (94× faster than the fastest recompute, 12× than
-//! differential-dataflow) and 4.6 ms for ten (16× and 11×). DRed's removals there cost a
-//! bit each: a relation that keeps a bitset (see above) only clears an over-deleted fact's
-//! bit, and leaves its table entry as a *ghost* until ghosts pass an eighth of the facts, a
-//! table must grow, shrink or split, or the bitset is rebuilt; a table entry out of the
-//! cache costs two misses to take out (one edge: 2.1 → 1.0 ms, ten: 9.9 → 5.6 ms,
-//! `profile_update 5 auto 1 10`, the same machine). Alternative proofs can pass the ninth of
-//! dred's own recompute that [`Strategy::Auto`]'s guard allows, and then it gives up on
-//! them: on Andersen's ten deletions, alternative proofs alone take 264 ms, Auto 290 ms
-//! with the recompute after giving up, the fastest peer 453 ms.
+//! When each wins (`BENCHMARKS.md`, "Deletions, by strategy", and *Design measurements*,
+//! "When each strategy wins"): alternative proofs win wherever facts have several
+//! derivations, and on closures, reachability wins wherever the graph has cycles, by two to
+//! three orders of magnitude over DRed's over-deletion on a graph with a giant component.
+//! Reachability loses where there is little to find (a deleted shortcut spanned by other
+//! edges), since it reads the graph. Where nearly everything over-deleted is really gone
+//! (same-generation on a tree, whose facts have one derivation each) DRed does the same
+//! work without the checks, and [`Strategy::Auto`] runs it, its sample finding no fact
+//! with a second derivation. DRed's removals there cost a bit each: a relation that keeps
+//! a bitset (see above) only clears an over-deleted fact's bit, and leaves its table entry
+//! as a *ghost* until ghosts pass an eighth of the facts, a table must grow, shrink or
+//! split, or the bitset is rebuilt, as a table entry out of the cache costs two misses to
+//! take out. Alternative proofs can pass the ninth of dred's own recompute that
+//! [`Strategy::Auto`]'s guard allows (Andersen's ten deletions), and then it gives up on
+//! them and recomputes.
 //! Neither incremental strategy suits batches that delete a large share of the input or
 //! reach most of the closure: there a recompute wins, which is what [`Strategy::Auto`] and
 //! its guard are for.
 //!
 //! A recompute drops the old relations before it builds the new ones, so it needs the
-//! memory of one materialization. After the suite's 1-fact updates (recomputes included)
-//! the resident set stays within 1.25× of the from-scratch peak (`BENCHMARKS.md`, "Memory
-//! while updating": at most 1.23× in the last run, on the cycle, where one of the soak's
-//! deletions takes 88,287 facts away by reachability at once), and what the relations keep
-//! allocated within 1.01×. The rest is the allocator's. Part of it can be glibc's
-//! heap: glibc raises its mmap threshold when a large block is freed, so tables allocated
-//! after a recompute grow in its heap, which keeps the smaller tables they outgrow. That is
-//! why a recompute gives its new tables the old ones' sizes at once: grown from nothing,
-//! Andersen's soak peaked at 1.29× its materialization; from half the old sizes, 1.15×
-//! over 10 batch pairs but 1.32× on the non-linear chain over 150.
+//! memory of one materialization. After 1-fact updates (recomputes included) the resident
+//! set stays near the from-scratch peak and what the relations keep allocated stays where
+//! it was (`BENCHMARKS.md`, "Memory while updating" and "Long-run memory"). The rest is the
+//! allocator's. Part of it can be glibc's heap: glibc raises its mmap threshold when a
+//! large block is freed, so tables allocated after a recompute grow in its heap, which
+//! keeps the smaller tables they outgrow. That is why a recompute gives its new tables the
+//! old ones' sizes at once.
 //! The tables only an update uses (retired facts, the old stamps of risen facts) are given
 //! back when it ends; the tests soak every strategy for 10⁴ batches and require
 //! `heap_bytes()` to stay within 1.25× of the materialization's.
