@@ -4,7 +4,7 @@
 //! deleted; one odd batch in every [`NEW_EVERY`] also inserts a fact the inputs never had,
 //! which the next batch deletes again (a random new edge can join a chain's closure into
 //! one component, a recompute's worth of work, so not every time); every batch runs
-//! `Strategy::Auto`. After the first 100 batches and after the last, a batch puts back the
+//! `Strategy::Auto`. After the first 100 batches, half of them and all, a batch puts back the
 //! fact last deleted, so that the program holds exactly its materialization's facts, and
 //! the soak prints the heap in use (every live allocation, counted by this binary's
 //! allocator), what the relations keep allocated (`heap_bytes`) and the resident set, and
@@ -65,7 +65,8 @@ impl Rng {
 
 type Fact = (&'static str, (u32, u32));
 
-/// One odd batch in this many inserts a new fact.
+/// One odd batch in this many inserts a new fact (`DRED_SOAK_NEW_EVERY` sets another
+/// number; 0, none).
 const NEW_EVERY: usize = 250;
 
 fn main() {
@@ -94,6 +95,8 @@ fn main() {
     let mut program = DredProgram::materialize(workload);
     let mut deleted: Option<Fact> = None;
     let mut new: Option<Fact> = None;
+    let new_every = (std::env::var("DRED_SOAK_NEW_EVERY").ok())
+        .map_or(NEW_EVERY, |n| n.parse().expect("DRED_SOAK_NEW_EVERY"));
     let mut first = None;
     let (mut batch, mut batches) = (0, batches);
     while batch < batches {
@@ -107,7 +110,7 @@ fn main() {
         let mut insertions: Vec<Fact> = deleted.take().into_iter().collect();
         match new.take() {
             Some(fact) => deletions.push(fact),
-            None if batch % (2 * NEW_EVERY) != 1 => {}
+            None if new_every == 0 || batch % (2 * new_every) != 1 => {}
             None => loop {
                 let (relation, _) = inputs[rng.below(inputs.len())];
                 let fact = (relation, (rng.below(nodes) as u32, rng.below(nodes) as u32));
@@ -121,7 +124,7 @@ fn main() {
         insertions.retain(|fact| *fact != take);
         program.update_using(&deletions, &insertions, dred::Strategy::Auto);
         deleted = Some(take);
-        if batch == 100 || batch == batches {
+        if batch == 100 || batch == batches / 2 / 2 * 2 || batch == batches {
             let back: Vec<Fact> = deleted.take().into_iter().collect();
             program.update_using(&[], &back, dred::Strategy::Auto);
             assert!(
