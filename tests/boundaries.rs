@@ -567,3 +567,25 @@ fn a_relation_of_small_integers_keeps_its_facts_dense_and_rebuilds_them_when_ite
         assert_eq!(held(&program), (true, reachable(&edges)));
     }
 }
+
+#[test]
+fn programs_batches_and_reports_move_between_threads_and_are_shared_by_reference() {
+    fn send_and_sync<T: Send + Sync>() {}
+    send_and_sync::<Graph>();
+    send_and_sync::<GraphFacts>();
+    send_and_sync::<Batch<GraphFacts>>();
+    send_and_sync::<dred::UpdateReport<GraphFacts>>();
+    send_and_sync::<dred::runtime::Poisoned>();
+    send_and_sync::<dred::runtime::Symbols>();
+    // An update on another thread gives the model an update here gives.
+    let mut here = seed_graph();
+    here.update(Batch::new().delete(E("a", "b")));
+    let there = std::thread::spawn(|| {
+        let mut graph = seed_graph();
+        graph.update(Batch::new().delete(E("a", "b")));
+        graph
+    })
+    .join()
+    .unwrap();
+    assert_eq!(snapshot(&there), snapshot(&here));
+}
