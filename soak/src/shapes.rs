@@ -5,6 +5,11 @@ use dred::runtime::Program;
 use crate::check::{check_history, Divergence, Models, Run};
 use crate::history::History;
 
+/// The property tests' programs, the same text.
+#[path = "../../tests/shapes/mod.rs"]
+mod shared;
+use shared::*;
+
 /// A program of one shape, behind function pointers so that the driver can loop over them.
 pub struct Shape {
     /// Its name on the command line and in the output.
@@ -32,84 +37,19 @@ pub fn shapes() -> Vec<Shape> {
     vec![
         shape::<tc_nonlinear::Tc>("nonlinear-closure"),
         shape::<tc_linear::Tc>("linear-closure"),
-        shape::<beyond_closure::Downstream>("closure-and-beyond"),
+        shape::<closure_downstream::Downstream>("closure-and-beyond"),
         shape::<same_generation::SameGen>("same-generation"),
-        shape::<mutual::Mutual>("mutual-recursion"),
+        shape::<mutual_recursion::Mutual>("mutual-recursion"),
         shape::<three_way::ThreeWay>("three-relation-cycle"),
         shape::<andersen::Andersen>("andersen"),
         shape::<three_atoms::ThreeAtoms>("three-atom-bodies"),
         shape::<constants::Constants>("constants"),
-        shape::<repeated::Repeated>("repeated-variables"),
+        shape::<repeated_variables::Repeated>("repeated-variables"),
         shape::<zero_arity::ZeroArity>("zero-arity"),
         shape::<mixed::Access>("mixed-columns"),
         shape::<query::FromZero>("query-constant"),
         shape::<query::ReachFrom>("query-run-time-binding"),
     ]
-}
-
-mod tc_nonlinear {
-    dred::datalog! {
-        pub struct Tc;
-        @input pub struct E(pub u32, pub u32);
-        pub struct R(pub u32, pub u32);
-        R(x, y) <- E(x, y);
-        R(x, z) <- R(x, y), R(y, z);
-    }
-}
-
-mod tc_linear {
-    dred::datalog! {
-        pub struct Tc;
-        @input pub struct E(pub u32, pub u32);
-        pub struct R(pub u32, pub u32);
-        R(x, y) <- E(x, y);
-        R(x, z) <- E(x, y), R(y, z);
-    }
-}
-
-mod beyond_closure {
-    dred::datalog! {
-        pub struct Downstream;
-        @input pub struct E(pub &'static str, pub &'static str);
-        @input pub struct M(pub &'static str);
-        pub struct R(pub &'static str, pub &'static str);
-        pub struct OnCycle(pub &'static str);
-        pub struct Via(pub &'static str, pub &'static str);
-        R(x, y) <- E(x, y);
-        R(x, z) <- R(x, y), R(y, z);
-        OnCycle(x) <- R(x, x), M(x);
-        Via(x, z) <- R(x, y), M(y), R(y, z);
-    }
-}
-
-mod same_generation {
-    dred::datalog! {
-        pub struct SameGen;
-        @input pub struct Parent(pub u32, pub u32);
-        pub struct Sg(pub u32, pub u32);
-        Sg(x, y) <- Parent(x, p), Parent(y, p);
-        Sg(x, y) <- Parent(x, a), Sg(a, b), Parent(y, b);
-    }
-}
-
-mod mutual {
-    dred::datalog! {
-        pub struct Mutual;
-        @input pub struct Start(pub u32);
-        @input pub struct Next(pub u32, pub u32);
-        @input pub struct Seed(pub u32);
-        pub struct Even(pub u32);
-        pub struct Odd(pub u32);
-        pub struct P(pub u32);
-        pub struct Q(pub u32);
-        Even(x) <- Start(x);
-        Odd(y) <- Even(x), Next(x, y);
-        Even(y) <- Odd(x), Next(x, y);
-        P(x) <- Seed(x);
-        P(x) <- Q(x);
-        Q(x) <- P(x);
-        Q(y) <- Q(x), Next(x, y), Odd(y);
-    }
 }
 
 mod three_way {
@@ -140,84 +80,6 @@ mod andersen {
         PointsTo(p, a) <- Assign(p, q), PointsTo(q, a);
         PointsTo(p, a) <- Load(p, q), PointsTo(q, r), PointsTo(r, a);
         PointsTo(r, a) <- Store(p, q), PointsTo(p, r), PointsTo(q, a);
-    }
-}
-
-mod three_atoms {
-    dred::datalog! {
-        pub struct ThreeAtoms;
-        @input pub struct E(pub u32, pub u32);
-        pub struct Tri(pub u32, pub u32, pub u32);
-        pub struct Path3(pub u32, pub u32);
-        pub struct Conn(pub u32, pub u32);
-        Tri(x, y, z) <- E(x, y), E(y, z), E(z, x);
-        Path3(x, w) <- E(x, y), E(y, z), E(z, w);
-        Conn(x, y) <- E(x, y);
-        Conn(x, w) <- Conn(x, y), E(y, z), Conn(z, w);
-    }
-}
-
-mod constants {
-    dred::datalog! {
-        pub struct Constants;
-        @input pub struct E(pub u32, pub u32);
-        pub struct FromZero(pub u32);
-        pub struct Hub(pub u32);
-        pub struct Special(pub u32);
-        pub struct Marked(pub u32);
-        pub struct Tagged(pub u32, pub u32);
-        FromZero(y) <- E(0, y);
-        FromZero(z) <- FromZero(y), E(y, z);
-        Hub(x) <- E(x, 3), E(3, x);
-        Special(1);
-        Special(4);
-        Marked(x) <- Special(x);
-        Marked(y) <- Marked(x), E(x, y);
-        Tagged(x, 7) <- Marked(x), E(x, 2);
-        Tagged(2, y) <- E(y, y);
-    }
-}
-
-mod repeated {
-    dred::datalog! {
-        pub struct Repeated;
-        @input pub struct E(pub u32, pub u32);
-        @input pub struct T(pub u32, pub u32, pub u32);
-        pub struct SelfLoop(pub u32);
-        pub struct Sym(pub u32, pub u32);
-        pub struct R(pub u32, pub u32);
-        pub struct OnCycle(pub u32);
-        pub struct Diag(pub u32, pub u32);
-        pub struct Via(pub u32, pub u32);
-        pub struct Pair(pub u32, pub u32, pub u32);
-        SelfLoop(x) <- E(x, x);
-        Sym(x, y) <- E(x, y), E(y, x);
-        R(x, y) <- E(x, y);
-        R(x, z) <- R(x, y), E(y, z);
-        OnCycle(x) <- R(x, x);
-        Diag(x, z) <- T(x, x, z), R(z, z);
-        Diag(x, x) <- T(x, _, x);
-        Via(x, w) <- T(x, x, y), R(y, w);
-        Pair(x, z, z) <- R(x, y), R(y, z);
-    }
-}
-
-mod zero_arity {
-    dred::datalog! {
-        pub struct ZeroArity;
-        @input pub struct Sig();
-        @input pub struct E(pub u32, pub u32);
-        pub struct Ready();
-        pub struct Go();
-        pub struct Any();
-        pub struct Loop();
-        pub struct Reach(pub u32, pub u32);
-        Ready();
-        Go() <- Ready(), Sig();
-        Any() <- E(_, _);
-        Reach(x, y) <- Go(), E(x, y);
-        Reach(x, z) <- Reach(x, y), E(y, z);
-        Loop() <- Reach(x, x), Any();
     }
 }
 
