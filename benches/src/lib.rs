@@ -20,6 +20,16 @@ impl Rng {
     }
 }
 
+/// A field of this process's `/proc/self/status` in KiB (`VmHWM`, the peak resident set;
+/// `VmRSS`, the current one).
+pub fn status_kib(field: &str) -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").expect("/proc/self/status");
+    (status.lines())
+        .find_map(|line| line.strip_prefix(field)?.strip_prefix(':'))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or_else(|| panic!("{field} in /proc/self/status"))
+}
+
 /// Which rules a workload runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Rules {

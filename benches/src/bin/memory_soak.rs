@@ -44,11 +44,7 @@ unsafe impl GlobalAlloc for Counting {
 static ALLOCATOR: Counting = Counting;
 
 fn resident_kib() -> u64 {
-    let status = std::fs::read_to_string("/proc/self/status").expect("/proc/self/status");
-    (status.lines())
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .expect("VmRSS")
+    dred_benches::status_kib("VmRSS")
 }
 
 /// A deterministic generator (xorshift64*).

@@ -8,12 +8,7 @@ use dred_benches::engines::*;
 use dred_benches::{update_facts, workloads};
 
 fn peak_kib() -> u64 {
-    let status = std::fs::read_to_string("/proc/self/status").expect("/proc/self/status");
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .expect("VmHWM")
+    dred_benches::status_kib("VmHWM")
 }
 
 fn main() {

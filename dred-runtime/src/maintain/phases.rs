@@ -321,12 +321,13 @@ pub(super) fn recompute<P: Program>(
         .and_then(|unfinished| unfinished.rebuilding.as_ref())
         .expect("just set");
     let mut rebuilt = build(&mut fresh, inputs, trace);
+    // The placeholder goes, and with it the inputs its mark held; the mark stays.
     let mut placeholder = std::mem::replace(program, fresh);
-    let mut unfinished = placeholder.bookkeeping_mut().unfinished.take();
-    drop(placeholder);
-    if let Some(unfinished) = &mut unfinished {
-        unfinished.rebuilding = None;
-    }
+    let unfinished =
+        (placeholder.bookkeeping_mut().unfinished.take()).map(|unfinished| Unfinished {
+            rebuilding: None,
+            ..unfinished
+        });
     // The clock restarts; the guard's estimate is the recompute's own count.
     let now = program.bookkeeping().clone();
     measured.record_materialization(now.scratch_work, now.scratch_facts);
