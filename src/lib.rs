@@ -265,6 +265,15 @@
 //!   [`Settings::with_reachability`]). Its cost
 //!   is the graph's edges and the closure's lost pairs, not the closure's size: on a large
 //!   sparse graph whose closure is small, stamps remain the better choice, and remain it.
+//! - [`Strategy::BackwardForward`] keeps what alternative proofs would keep on a support
+//!   at once, and searches the others a proof backward (Motik, Nenov, Piro and Horrocks,
+//!   AAAI 2015, in spirit): through each body fact of each instance, down to the input
+//!   facts that stay, sharing what every search has proved or disproved during the update;
+//!   a proof carried forward to the instances that waited for it completes those a cycle
+//!   held up, and a fact the search leaves unproved has no proof left. Only facts without
+//!   one propagate, and nothing is rederived: its deletion takes away exactly what is gone.
+//!   A fact kept on a proof without a support rises to the level where it has one, as
+//!   alternative proofs raise it. Its report prints `check r` and `unprovable r` lines.
 //! - [`Strategy::Recompute`] rematerializes from the input facts.
 //! - [`Strategy::Auto`] recomputes when the net deletion is more than a twentieth of the
 //!   input facts. Otherwise it runs DRed or alternative proofs, as a sample says: each

@@ -176,20 +176,23 @@ fn batch() -> Batch<NetFacts> {
         .insert_all(linked(&[(6, 1), (3, 7)]))
 }
 
-const STRATEGIES: [Strategy; 4] = [
+const STRATEGIES: [Strategy; 5] = [
     Strategy::DRed,
     Strategy::AltProof,
+    Strategy::BackwardForward,
     Strategy::Recompute,
     Strategy::Auto,
 ];
 
 /// The maintainer's phases a panic's backtrace may name.
-const PHASES: [&str; 7] = [
+const PHASES: [&str; 9] = [
     "overdelete_phase",
     "rederive_phase",
     "insert_phase",
     "alt_proof",
     "unsupport_phase",
+    "unprovable_phase",
+    "prove",
     "recompute",
     "retain_held",
 ];
@@ -313,6 +316,7 @@ fn an_update_that_panics_part_way_leaves_its_program_as_before_or_poisoned_and_r
         let expected: &[&str] = match strategy {
             Strategy::DRed => &["overdelete_phase", "rederive_phase", "insert_phase"],
             Strategy::AltProof => &["alt_proof", "unsupport_phase", "insert_phase"],
+            Strategy::BackwardForward => &["unprovable_phase", "prove", "insert_phase"],
             Strategy::Recompute | Strategy::Auto => &["recompute", "insert_phase"],
         };
         for phase in expected.iter().chain(&["retain_held"]) {

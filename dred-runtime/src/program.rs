@@ -262,6 +262,10 @@ pub trait Program: Sized {
     }
     /// Raises the stamp of a held fact ([`Relation::restamp`]).
     fn restamp(&mut self, fact: &Fact<Self>, stamp: Stamp);
+    /// The stamp of `fact`, if it holds.
+    fn stamp(&self, fact: &Fact<Self>) -> Option<Stamp>;
+    /// [`Relation::unstamp_every`] on every derived relation.
+    fn unstamp_derived(&mut self);
     /// [`Relation::forget_risen`] on every relation.
     fn forget_risen(&mut self);
 
@@ -451,6 +455,22 @@ pub struct Bookkeeping<F> {
     /// never join under [`Admit::Held`] while this holds. It is the maintainer's to set:
     /// cleared by hand after such an update, stale stamps would vouch for facts.
     pub reachability: bool,
+    /// Whether some derived fact is stamped `Stamp::MAX` (it claims no support, and supports
+    /// nothing) while others claim a support at a lower stamp: a
+    /// [`Strategy::BackwardForward`](crate::Strategy::BackwardForward) update so stamps the
+    /// facts it kept whose support lost a body fact. The alternative proofs' support checks
+    /// count on a fact wherever it is older, and rising past `Stamp::MAX` is no rise: they
+    /// first unstamp every derived fact ([`Program::unstamp_derived`]), as
+    /// [`crate::maintain::from_facts_unchecked`] does, and clear this (setting
+    /// [`Bookkeeping::weak_stamps`]). A new materialization clears it too.
+    pub stale_stamps: bool,
+    /// Whether some derived facts may be unstamped ([`crate::UNSTAMPED`]) while others
+    /// claim a support through them: after [`crate::maintain::from_facts_unchecked`], or
+    /// once the alternative proofs unstamped every derived fact. An unstamped fact claims
+    /// nothing and is older than all, so a support through it proves nothing; the
+    /// backward/forward strategy then keeps no fact on its support alone. A new
+    /// materialization clears it.
+    pub weak_stamps: bool,
     /// How the program stores its facts and runs its joins, chosen when it was built and
     /// kept through its recomputes.
     pub settings: Settings,

@@ -135,7 +135,9 @@ impl<F: FactSets> Phase<F> {
 /// support (`unsupported r` lines; round 1 is the net deletion), `checked` the facts checked
 /// in each round (`check r`), `restamped` the facts kept by raising their stamps
 /// (`restamp r`), and rederivation restores the unsupported facts that still have a proof.
-/// With [`Strategy::Recompute`], `insert` holds the rematerialization's rounds
+/// With [`Strategy::BackwardForward`], `overdelete` holds the rounds of facts left without
+/// a proof (`unprovable r`), `checked` the facts whose proof was searched for in each round
+/// (`check r`), and nothing is rederived. With [`Strategy::Recompute`], `insert` holds the rematerialization's rounds
 /// (`recompute r`). Those reports open with a `strategy:` line, and so does a DRed update
 /// that [`Strategy::Auto`] chose (with its reason).
 #[derive(Debug, Clone)]
@@ -151,10 +153,12 @@ pub struct UpdateReport<F: FactSets> {
     /// A⁺: input facts that did not hold and do after the batch.
     pub net_insert: F,
     /// Over-deletion rounds (empty when nothing was deleted); for
-    /// [`Strategy::AltProof`], the rounds of facts that lost their support.
+    /// [`Strategy::AltProof`], the rounds of facts that lost their support; for
+    /// [`Strategy::BackwardForward`], of facts left without a proof.
     pub overdelete: Phase<F>,
-    /// [`Strategy::AltProof`] only: the facts whose support was checked, per round (round 1,
-    /// the net deletion, checks nothing).
+    /// [`Strategy::AltProof`] and [`Strategy::BackwardForward`] only: the facts whose
+    /// support was checked (or proof searched for), per round (round 1, the net deletion,
+    /// checks nothing).
     pub checked: Option<Phase<F>>,
     /// [`Strategy::AltProof`] only: the checked facts that had no support at their stamp but
     /// one at a higher level, and were kept with their stamp raised to it, per round.
@@ -165,7 +169,8 @@ pub struct UpdateReport<F: FactSets> {
     /// [`Self::overdelete`] beside D⁻, and no fact of those relations is ever checked.
     pub by_reachability: Option<Round<F>>,
     /// Derived facts over-deleted (all rounds' derived facts together); for
-    /// [`Strategy::AltProof`], the derived facts that lost their support.
+    /// [`Strategy::AltProof`], the derived facts that lost their support; for
+    /// [`Strategy::BackwardForward`], those that are gone.
     pub overdeleted_derived: Round<F>,
     /// Rederivation rounds, when some derived fact was over-deleted (or lost support).
     pub rederive: Option<Phase<F>>,
@@ -222,7 +227,8 @@ impl<F: FactSets> UpdateReport<F> {
         self.overdeleted_derived.len - self.rederived()
     }
 
-    /// How many facts [`Strategy::AltProof`] checked for support (0 for other strategies).
+    /// How many facts [`Strategy::AltProof`] checked for support, or
+    /// [`Strategy::BackwardForward`] searched a proof for (0 for other strategies).
     pub fn checked(&self) -> usize {
         self.checked.as_ref().map_or(0, Phase::total)
     }
@@ -238,6 +244,7 @@ impl<F: FactSets> UpdateReport<F> {
     fn labels(&self) -> [&'static str; 4] {
         match self.strategy {
             Strategy::AltProof => ["unsupported", "unsupported_idb", "rederive", "insert"],
+            Strategy::BackwardForward => ["unprovable", "unprovable_idb", "rederive", "insert"],
             Strategy::Recompute => ["overdelete", "overdeleted_idb", "rederive", "recompute"],
             Strategy::DRed | Strategy::Auto => {
                 ["overdelete", "overdeleted_idb", "rederive", "insert"]
@@ -327,6 +334,10 @@ impl<F: FactSets> fmt::Display for UpdateReport<F> {
             (Strategy::DRed | Strategy::Auto, Some(why)) => writeln!(f, "strategy: DRed ({why})")?,
             (Strategy::AltProof, None) => writeln!(f, "strategy: alternative proofs")?,
             (Strategy::AltProof, Some(why)) => writeln!(f, "strategy: alternative proofs ({why})")?,
+            (Strategy::BackwardForward, None) => writeln!(f, "strategy: backward/forward proofs")?,
+            (Strategy::BackwardForward, Some(why)) => {
+                writeln!(f, "strategy: backward/forward proofs ({why})")?
+            }
             (Strategy::Recompute, None) => writeln!(f, "strategy: recompute")?,
             (Strategy::Recompute, Some(why)) => writeln!(f, "strategy: recompute ({why})")?,
         }
@@ -336,20 +347,20 @@ impl<F: FactSets> fmt::Display for UpdateReport<F> {
             write_round(f, "unreachable", round)?;
         }
         if self.strategy != Strategy::Recompute {
-            match (&self.checked, &self.restamped) {
-                (Some(checked), Some(restamped)) => {
+            match &self.checked {
+                Some(checked) => {
                     for (i, round) in self.overdelete.rounds.iter().enumerate() {
                         if i > 0 {
                             write_round(f, &format!("check {}", i + 1), &checked.rounds[i])?;
                         }
                         write_round(f, &format!("{deletion} {}", i + 1), round)?;
-                        if i > 0 {
+                        if let (true, Some(restamped)) = (i > 0, &self.restamped) {
                             let restamp = &restamped.rounds[i];
                             write_round(f, &format!("restamp {}", i + 1), restamp)?;
                         }
                     }
                 }
-                _ => write_phase(f, deletion, &self.overdelete)?,
+                None => write_phase(f, deletion, &self.overdelete)?,
             }
             match &self.overdeleted_derived.facts {
                 Some(facts) => write_line(f, deleted_derived, facts)?,

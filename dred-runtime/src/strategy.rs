@@ -26,6 +26,16 @@ pub enum Strategy {
     /// Its facts are never checked, so their rounds need not lengthen with the shortest
     /// paths a deletion lengthens.
     AltProof,
+    /// Backward/forward proofs: a fact a deletion reaches is kept if it still has a support
+    /// (as for [`Strategy::AltProof`]) or if a backward search finds it a proof from the
+    /// input facts that stay, through facts not under deletion (each body fact searched in
+    /// turn; a proof carried forward to the instances that waited for it completes those
+    /// held up by a cycle). Facts proved vouch for later searches; facts a search leaves
+    /// unproved have no proof left, and go, and only their deletion propagates: nothing is
+    /// over-deleted, nothing is rederived. A fact kept on a proof without a support rises
+    /// to the level where it has one, so that stamps keep their invariant (see
+    /// [`crate::maintain`]'s `backward` module).
+    BackwardForward,
     /// Rematerialize from the input facts after the batch.
     Recompute,
     /// Per update: [`Strategy::Recompute`] when the net deletion is a large share of the
@@ -42,19 +52,21 @@ pub enum Strategy {
 
 impl Strategy {
     /// Every strategy, in the order the docs present them.
-    pub const ALL: [Strategy; 4] = [
+    pub const ALL: [Strategy; 5] = [
         Strategy::DRed,
         Strategy::AltProof,
+        Strategy::BackwardForward,
         Strategy::Recompute,
         Strategy::Auto,
     ];
 
     /// The strategy's name as the docs write it: the variant's name (`DRed`, `AltProof`,
-    /// `Recompute`, `Auto`). [`Strategy::from_str`] reads it back.
+    /// `BackwardForward`, `Recompute`, `Auto`). [`Strategy::from_str`] reads it back.
     pub const fn name(self) -> &'static str {
         match self {
             Strategy::DRed => "DRed",
             Strategy::AltProof => "AltProof",
+            Strategy::BackwardForward => "BackwardForward",
             Strategy::Recompute => "Recompute",
             Strategy::Auto => "Auto",
         }
@@ -124,6 +136,7 @@ mod tests {
         }
         assert_eq!(" Alt_Proof ".parse(), Ok(Strategy::AltProof));
         assert_eq!("recompute".parse(), Ok(Strategy::Recompute));
+        assert_eq!("backward-forward".parse(), Ok(Strategy::BackwardForward));
     }
 
     #[test]
@@ -132,7 +145,7 @@ mod tests {
         assert_eq!(error, UnknownStrategy("DRed2".to_string()));
         assert_eq!(
             error.to_string(),
-            "no strategy is named `DRed2`; the strategies are `DRed`, `AltProof`, `Recompute`, `Auto`"
+            "no strategy is named `DRed2`; the strategies are `DRed`, `AltProof`, `BackwardForward`, `Recompute`, `Auto`"
         );
         assert!("".parse::<Strategy>().is_err());
     }

@@ -1,10 +1,12 @@
-//! The alternative-proof, automatic and recompute strategies on small programs whose
-//! traces can be read by hand: what is kept, what loses support, what the report says.
+//! The alternative-proof, backward/forward, automatic and recompute strategies on small
+//! programs whose traces can be read by hand: what is kept, what loses support, what the
+//! report says.
 
 #[path = "../common/mod.rs"]
 mod common;
 
 mod auto;
+mod backward;
 mod soak;
 mod spared_indexes;
 

@@ -25,6 +25,7 @@ impl Context<'_> {
             .collect();
         let input_tys = relations.iter().filter(|r| r.input).map(|r| self.ty(r));
         let derived_names = relations.iter().filter(|r| !r.input).map(|r| &r.name);
+        let derived_names2 = derived_names.clone();
         let index_set_tys: Vec<TokenStream> =
             (0..relations.len()).map(|r| self.index_set_ty(r)).collect();
         let infos = relations.iter().map(|r| {
@@ -282,6 +283,12 @@ impl Context<'_> {
                 #closure_fns
                 fn restamp(&mut self, fact: &#fact_enum, stamp: #rt::Stamp) {
                     match #empty_deref fact { #(#fact_enum::#names(fact) => self.#names.restamp(fact, stamp),)* }
+                }
+                fn stamp(&self, fact: &#fact_enum) -> ::core::option::Option<#rt::Stamp> {
+                    match #empty_deref fact { #(#fact_enum::#names(fact) => self.#names.stamp(fact),)* }
+                }
+                fn unstamp_derived(&mut self) {
+                    #(self.#derived_names2.unstamp_every();)*
                 }
                 fn is_input(fact: &#fact_enum) -> bool {
                     match #empty_deref fact { #(#fact_enum::#names(_) => #input_flags,)* }

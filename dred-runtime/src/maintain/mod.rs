@@ -19,7 +19,9 @@ use crate::settings::Settings;
 use crate::strategy::Strategy;
 use crate::text::GroundFact;
 
+mod backward;
 mod phases;
+use backward::backward_forward;
 use phases::*;
 
 /// Builds a program's least model over `inputs` by semi-naive insertion from the empty
@@ -270,6 +272,7 @@ fn apply<P: Program>(
         Strategy::DRed => dred(program, deletions, insertions, Work::unlimited(), trace)
             .unwrap_or_else(|_| unreachable!("no guard, no fallback")),
         Strategy::AltProof => {
+            refresh_stamps(program);
             let unreachable = closure_losses(program, &deletions, usize::MAX).expect("no limit");
             alt_proof(
                 program,
@@ -280,6 +283,10 @@ fn apply<P: Program>(
                 trace,
             )
             .unwrap_or_else(|_| unreachable!("no guard, no fallback"))
+        }
+        Strategy::BackwardForward => {
+            backward_forward(program, deletions, insertions, Work::unlimited(), trace)
+                .unwrap_or_else(|_| unreachable!("no guard, no fallback"))
         }
         Strategy::Recompute => recompute(program, deletions, insertions, requested.clone(), trace),
         Strategy::Auto => return auto(program, deletions, insertions, trace),
@@ -339,6 +346,7 @@ fn auto<P: Program>(
                 };
                 return recompute(program, deletions, insertions, account(None, reason), trace);
             };
+            refresh_stamps(program);
             let work = guard.work();
             alt_proof(program, deletions, insertions, unreachable, work, trace)
         }
@@ -353,6 +361,18 @@ fn auto<P: Program>(
             gave_up.abandoned = Some(over.abandoned);
             recompute(program, over.deletions, over.insertions, gave_up, trace)
         }
+    }
+}
+
+/// Unstamps every derived fact if some stamp may claim a support it no longer has
+/// ([`Bookkeeping::stale_stamps`]), before the alternative proofs read them: one write per
+/// fact, far less than a recompute.
+fn refresh_stamps<P: Program>(program: &mut P) {
+    if program.bookkeeping().stale_stamps {
+        program.unstamp_derived();
+        let bookkeeping = program.bookkeeping_mut();
+        bookkeeping.stale_stamps = false;
+        bookkeeping.weak_stamps = true;
     }
 }
 
@@ -519,6 +539,7 @@ pub fn from_facts_unchecked<P: Program>(facts: &P::Facts) -> P {
 /// [`from_facts_unchecked`] into a program that runs with `settings`.
 pub fn from_facts_unchecked_with_settings<P: Program>(facts: &P::Facts, settings: Settings) -> P {
     let mut program = P::empty(settings);
+    program.bookkeeping_mut().weak_stamps = true;
     program.insert_facts(facts, crate::UNSTAMPED);
     program.finish_materialization();
     sample_derivations(&mut program);

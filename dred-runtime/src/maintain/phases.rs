@@ -334,6 +334,8 @@ pub(super) fn recompute<P: Program>(
     measured.clock = now.clock;
     measured.sample = now.sample;
     measured.reachability = now.reachability;
+    measured.stale_stamps = now.stale_stamps;
+    measured.weak_stamps = now.weak_stamps;
     measured.unfinished = unfinished;
     *program.bookkeeping_mut() = measured;
     let mut report = UpdateReport::new(deletions, insertions, trace);

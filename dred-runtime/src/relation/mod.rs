@@ -238,6 +238,10 @@ impl<T: Tuple, I> Relation<T, I> {
     #[inline]
     pub fn counted_on(&self, fact: &T) -> Option<(Stamp, Stamp)> {
         let stamp = self.stamp(fact)?;
+        if !claims_support(stamp) {
+            // Any head may have counted on a fact that claims no support.
+            return Some((UNSTAMPED, Stamp::MAX));
+        }
         let old = (!self.risen.is_empty())
             .then(|| self.risen.get(fact).copied())
             .flatten();
@@ -510,6 +514,37 @@ impl<T: Tuple, I: IndexSet<T>> Relation<T, I> {
                 self.indexes.set_stamps(&[(fact, stamp)]);
             }
         }
+    }
+
+    /// Sets the stamp of each fact of `facts` that holds to [`UNSTAMPED`]: it claims no
+    /// support from now on (see [`Stamp`]'s invariant), for a fact kept without one. No
+    /// other fact's support is lost, as a lower stamp only makes a body fact older.
+    ///
+    /// ```
+    /// use dred_runtime::{FactSet, Relation, UNSTAMPED};
+    /// let mut r: Relation<(u32, u32)> = Relation::new();
+    /// r.insert((1, 2), 7);
+    /// r.unstamp_all(&FactSet::from_iter([(1, 2), (3, 4)]));
+    /// assert_eq!(r.stamp(&(1, 2)), Some(UNSTAMPED));
+    /// assert!(!r.contains(&(3, 4)));
+    /// ```
+    pub fn unstamp_all(&mut self, facts: &FactSet<T>) {
+        let mut changed = Vec::new();
+        for fact in facts {
+            if let Some(held) = self.facts.get_mut(fact) {
+                *held = UNSTAMPED;
+                changed.push((fact, UNSTAMPED));
+            }
+        }
+        if I::STAMPED && !changed.is_empty() {
+            self.indexes.set_stamps(&changed);
+        }
+    }
+
+    /// [`Relation::unstamp_all`] of every fact: none claims a support from now on.
+    pub fn unstamp_every(&mut self) {
+        let every = self.to_set();
+        self.unstamp_all(&every);
     }
 
     /// Takes the facts of `gone` that hold out of the relation but leaves them in its
