@@ -29,10 +29,11 @@ pub struct Run {
 }
 
 /// Every way a history is run.
-pub const RUNS: [Run; 6] = [
+pub const RUNS: [Run; 7] = [
     run("dred", Strategy::DRed, true),
     run("altproof", Strategy::AltProof, true),
     run("altproof-by-stamps", Strategy::AltProof, false),
+    run("backward-forward", Strategy::BackwardForward, true),
     run("recompute", Strategy::Recompute, true),
     run("auto", Strategy::Auto, true),
     run("auto-by-stamps", Strategy::Auto, false),
