@@ -61,6 +61,27 @@ pub mod dred_programs {
             Pt(q, o) <- Store(p, w), Pt(p, q), Pt(w, o);
         }
     }
+
+    pub mod alias {
+        dred::datalog! {
+            pub struct Alias;
+            @input pub struct Assign(pub u32, pub u32);
+            @input pub struct Dereference(pub u32, pub u32);
+            pub struct ValueFlow(pub u32, pub u32);
+            pub struct MemoryAlias(pub u32, pub u32);
+            pub struct ValueAlias(pub u32, pub u32);
+            ValueFlow(y, x) <- Assign(y, x);
+            ValueFlow(x, y) <- Assign(x, z), MemoryAlias(z, y);
+            ValueFlow(x, y) <- ValueFlow(x, z), ValueFlow(z, y);
+            MemoryAlias(x, w) <- Dereference(y, x), ValueAlias(y, z), Dereference(z, w);
+            ValueAlias(x, y) <- ValueFlow(z, x), ValueFlow(z, y);
+            ValueAlias(x, y) <- ValueFlow(z, x), MemoryAlias(z, w), ValueFlow(w, y);
+            ValueFlow(x, x) <- Assign(x, _);
+            ValueFlow(x, x) <- Assign(_, x);
+            MemoryAlias(x, x) <- Assign(_, x);
+            MemoryAlias(x, x) <- Assign(x, _);
+        }
+    }
 }
 
 /// A materialized dred program of any of the suite's rules.
@@ -73,6 +94,7 @@ pub enum DredProgram {
     TcLinear(dred_programs::linear::TcLinear),
     SameGeneration(dred_programs::same_generation::SameGeneration),
     Andersen(dred_programs::andersen::Andersen),
+    Alias(dred_programs::alias::Alias),
 }
 
 /// What one dred update did: the counts the report puts next to the true net change.
@@ -172,6 +194,7 @@ impl DredProgram {
             DredProgram::TcLinear(p) => p.bookkeeping().reachability,
             DredProgram::SameGeneration(p) => p.bookkeeping().reachability,
             DredProgram::Andersen(p) => p.bookkeeping().reachability,
+            DredProgram::Alias(p) => p.bookkeeping().reachability,
         }
     }
 
@@ -182,7 +205,7 @@ impl DredProgram {
 
     /// [`DredProgram::from_scratch`], the program running with `settings`.
     pub fn from_scratch_with(workload: &Workload, settings: dred::Settings) -> (Self, usize) {
-        use dred_programs::{andersen as a, linear as l, same_generation as s};
+        use dred_programs::{alias as al, andersen as a, linear as l, same_generation as s};
         let none: &Changes = &[];
         let inserts: Vec<(&'static str, (u32, u32))> = workload
             .inputs
@@ -228,6 +251,16 @@ impl DredProgram {
                 )
                 .0,
             ),
+            Rules::Alias => DredProgram::Alias(
+                al::Alias::materialize_with_settings(
+                    batch_of!(none, inserts, {
+                        "Assign" => al::Assign, "Dereference" => al::Dereference
+                    }),
+                    settings,
+                    trace,
+                )
+                .0,
+            ),
         };
         let derived = program.derived_len();
         (program, derived)
@@ -245,7 +278,7 @@ impl DredProgram {
         insertions: &Changes,
         strategy: dred::Strategy,
     ) -> UpdateCounts {
-        use dred_programs::{andersen as a, linear as l, same_generation as s};
+        use dred_programs::{alias as al, andersen as a, linear as l, same_generation as s};
         let trace = dred::Trace::Counts;
         match self {
             DredProgram::TcNonlinear(p) => {
@@ -267,6 +300,12 @@ impl DredProgram {
                 });
                 counts(&p.update_using(batch, strategy, trace))
             }
+            DredProgram::Alias(p) => {
+                let batch = batch_of!(deletions, insertions, {
+                    "Assign" => al::Assign, "Dereference" => al::Dereference
+                });
+                counts(&p.update_using(batch, strategy, trace))
+            }
         }
     }
 
@@ -279,6 +318,12 @@ impl DredProgram {
                 p.relation::<dred_programs::same_generation::Sg>().len()
             }
             DredProgram::Andersen(p) => p.relation::<dred_programs::andersen::Pt>().len(),
+            DredProgram::Alias(p) => {
+                use dred_programs::alias::{MemoryAlias, ValueAlias, ValueFlow};
+                p.relation::<ValueFlow>().len()
+                    + p.relation::<MemoryAlias>().len()
+                    + p.relation::<ValueAlias>().len()
+            }
         }
     }
 
@@ -289,6 +334,7 @@ impl DredProgram {
             DredProgram::TcLinear(p) => p.heap_bytes(),
             DredProgram::SameGeneration(p) => p.heap_bytes(),
             DredProgram::Andersen(p) => p.heap_bytes(),
+            DredProgram::Alias(p) => p.heap_bytes(),
         }
     }
 }
@@ -333,6 +379,25 @@ mod ascent_programs {
         pt(v, o) <-- load(v, p), pt(p, q), pt(q, o);
         pt(q, o) <-- store(p, w), pt(p, q), pt(w, o);
     }
+
+    ascent::ascent! {
+        pub struct Alias;
+        relation assign(u32, u32);
+        relation dereference(u32, u32);
+        relation value_flow(u32, u32);
+        relation memory_alias(u32, u32);
+        relation value_alias(u32, u32);
+        value_flow(y, x) <-- assign(y, x);
+        value_flow(x, y) <-- assign(x, z), memory_alias(z, y);
+        value_flow(x, y) <-- value_flow(x, z), value_flow(z, y);
+        memory_alias(x, w) <-- dereference(y, x), value_alias(y, z), dereference(z, w);
+        value_alias(x, y) <-- value_flow(z, x), value_flow(z, y);
+        value_alias(x, y) <-- value_flow(z, x), memory_alias(z, w), value_flow(w, y);
+        value_flow(x, x) <-- assign(x, _);
+        value_flow(x, x) <-- assign(_, x);
+        memory_alias(x, x) <-- assign(_, x);
+        memory_alias(x, x) <-- assign(x, _);
+    }
 }
 
 fn input<'a>(workload: &'a Workload, name: &str) -> &'a Facts {
@@ -374,6 +439,13 @@ pub fn ascent_scratch(workload: &Workload) -> usize {
             p.store = input(workload, "Store").clone();
             p.run();
             p.pt.len()
+        }
+        Rules::Alias => {
+            let mut p = Alias::default();
+            p.assign = input(workload, "Assign").clone();
+            p.dereference = input(workload, "Dereference").clone();
+            p.run();
+            p.value_flow.len() + p.memory_alias.len() + p.value_alias.len()
         }
     }
 }
@@ -433,6 +505,31 @@ mod crepe_andersen {
     }
 }
 
+mod crepe_alias {
+    crepe::crepe! {
+        @input
+        pub struct Assign(pub u32, pub u32);
+        @input
+        pub struct Dereference(pub u32, pub u32);
+        @output
+        pub struct ValueFlow(pub u32, pub u32);
+        @output
+        pub struct MemoryAlias(pub u32, pub u32);
+        @output
+        pub struct ValueAlias(pub u32, pub u32);
+        ValueFlow(y, x) <- Assign(y, x);
+        ValueFlow(x, y) <- Assign(x, z), MemoryAlias(z, y);
+        ValueFlow(x, y) <- ValueFlow(x, z), ValueFlow(z, y);
+        MemoryAlias(x, w) <- Dereference(y, x), ValueAlias(y, z), Dereference(z, w);
+        ValueAlias(x, y) <- ValueFlow(z, x), ValueFlow(z, y);
+        ValueAlias(x, y) <- ValueFlow(z, x), MemoryAlias(z, w), ValueFlow(w, y);
+        ValueFlow(x, x) <- Assign(x, _);
+        ValueFlow(x, x) <- Assign(_, x);
+        MemoryAlias(x, x) <- Assign(_, x);
+        MemoryAlias(x, x) <- Assign(x, _);
+    }
+}
+
 /// crepe, from scratch: the number of derived facts.
 pub fn crepe_scratch(workload: &Workload) -> usize {
     match workload.rules {
@@ -466,6 +563,18 @@ pub fn crepe_scratch(workload: &Workload) -> usize {
             p.extend(input(workload, "Load").iter().map(|&(a, b)| Load(a, b)));
             p.extend(input(workload, "Store").iter().map(|&(a, b)| Store(a, b)));
             p.run().0.len()
+        }
+        Rules::Alias => {
+            use crepe_alias::*;
+            let mut p = Crepe::new();
+            p.extend(input(workload, "Assign").iter().map(|&(a, b)| Assign(a, b)));
+            p.extend(
+                input(workload, "Dereference")
+                    .iter()
+                    .map(|&(a, b)| Dereference(a, b)),
+            );
+            let (value_flow, memory_alias, value_alias) = p.run();
+            value_flow.len() + memory_alias.len() + value_alias.len()
         }
     }
 }
@@ -532,6 +641,38 @@ pub fn datafrog_scratch(workload: &Workload) -> usize {
                 pt.from_join(&stored, &pt, |_, &q, &o| (q, o));
             }
             pt.complete().len()
+        }
+        Rules::Alias => {
+            let assign = input(workload, "Assign");
+            let vf = iteration.variable::<(u32, u32)>("value_flow");
+            let ma = iteration.variable::<(u32, u32)>("memory_alias");
+            let va = iteration.variable::<(u32, u32)>("value_alias");
+            let vf_by_dst = iteration.variable::<(u32, u32)>("value_flow_by_dst");
+            let assign_by_dst = iteration.variable::<(u32, u32)>("assign_by_dst");
+            let deref = iteration.variable::<(u32, u32)>("dereference");
+            let deref_va = iteration.variable::<(u32, u32)>("dereference_value_alias");
+            let vf_ma = iteration.variable::<(u32, u32)>("value_flow_memory_alias");
+            let ends = assign.iter().flat_map(|&(x, y)| [(x, x), (y, y)]);
+            vf.extend(assign.iter().copied().chain(ends.clone()));
+            ma.extend(ends);
+            assign_by_dst.extend(assign.iter().map(swap));
+            deref.extend(input(workload, "Dereference").iter().copied());
+            while iteration.changed() {
+                vf_by_dst.from_map(&vf, swap);
+                // ValueFlow(x, y) <- Assign(x, z), MemoryAlias(z, y).
+                vf.from_join(&assign_by_dst, &ma, |_, &x, &y| (x, y));
+                // ValueFlow(x, y) <- ValueFlow(x, z), ValueFlow(z, y).
+                vf.from_join(&vf_by_dst, &vf, |_, &x, &y| (x, y));
+                // MemoryAlias(x, w) <- Dereference(y, x), ValueAlias(y, z), Dereference(z, w).
+                deref_va.from_join(&deref, &va, |_, &x, &z| (z, x));
+                ma.from_join(&deref_va, &deref, |_, &x, &w| (x, w));
+                // ValueAlias(x, y) <- ValueFlow(z, x), ValueFlow(z, y).
+                va.from_join(&vf, &vf, |_, &x, &y| (x, y));
+                // ValueAlias(x, y) <- ValueFlow(z, x), MemoryAlias(z, w), ValueFlow(w, y).
+                vf_ma.from_join(&vf, &ma, |_, &x, &w| (w, x));
+                va.from_join(&vf_ma, &vf, |_, &x, &y| (x, y));
+            }
+            vf.complete().len() + ma.complete().len() + va.complete().len()
         }
     }
 }
@@ -626,6 +767,55 @@ pub fn differential_session(
                             .concat(stored)
                             .distinct()
                     })
+                }
+                Rules::Alias => {
+                    // The three mutually recursive relations as one collection of tagged
+                    // facts, iterated together; each derived fact leaves as
+                    // `(x, tag << 24 | y)` (values stay below 2^24), so counts stay exact.
+                    let [assign, dereference] = [0, 1].map(|i| collections[i].clone());
+                    const FLOW: u32 = 0;
+                    const MEMORY: u32 = 1;
+                    const VALUE: u32 = 2;
+                    let ends = assign.clone().flat_map(|(x, y)| [(x, x), (y, y)]);
+                    let base = assign
+                        .clone()
+                        .concat(ends.clone())
+                        .map(|(x, y)| (FLOW, x, y))
+                        .concat(ends.map(|(x, y)| (MEMORY, x, y)));
+                    let derived = base.clone().iterate(|scope, all| {
+                        let base = base.enter(scope);
+                        let assign_by_dst = assign.enter(scope).map(|(x, z)| (z, x));
+                        let dereference = dereference.enter(scope);
+                        let of = |tag: u32| {
+                            all.clone()
+                                .filter(move |f| f.0 == tag)
+                                .map(|(_, x, y)| (x, y))
+                        };
+                        let (flow, memory, value) = (of(FLOW), of(MEMORY), of(VALUE));
+                        let flow_by_dst = flow.clone().map(|(x, z)| (z, x));
+                        let flow_assigned =
+                            assign_by_dst.join_map(memory.clone(), |_, &x, &y| (FLOW, x, y));
+                        let flow_closed =
+                            flow_by_dst.join_map(flow.clone(), |_, &x, &y| (FLOW, x, y));
+                        let memory_new = dereference
+                            .clone()
+                            .join_map(value, |_, &x, &z| (z, x))
+                            .join_map(dereference, |_, &x, &w| (MEMORY, x, w));
+                        let value_direct = flow
+                            .clone()
+                            .join_map(flow.clone(), |_, &x, &y| (VALUE, x, y));
+                        let value_through = flow
+                            .clone()
+                            .join_map(memory, |_, &x, &w| (w, x))
+                            .join_map(flow, |_, &x, &y| (VALUE, x, y));
+                        base.concat(flow_assigned)
+                            .concat(flow_closed)
+                            .concat(memory_new)
+                            .concat(value_direct)
+                            .concat(value_through)
+                            .distinct()
+                    });
+                    derived.map(|(tag, x, y)| (x, tag << 24 | y))
                 }
             };
             let counter = count.clone();

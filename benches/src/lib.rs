@@ -41,6 +41,10 @@ pub enum Rules {
     SameGeneration,
     /// Andersen-style points-to: address-of, assign, load, store.
     Andersen,
+    /// The context-insensitive alias analysis of the Graspan and Soufflé benchmarks (cspa):
+    /// `ValueFlow`, `MemoryAlias` and `ValueAlias`, mutually recursive over `Assign` and
+    /// `Dereference`.
+    Alias,
 }
 
 /// An input: one relation's facts (every input relation here is binary over `u32`).
@@ -121,6 +125,43 @@ pub fn andersen(n: u32, statements: usize, seed: u64) -> Vec<(&'static str, Fact
         ("Assign", assign),
         ("Load", load),
         ("Store", store),
+    ]
+}
+
+/// Alias-analysis inputs over `n` variables: `assigns` random `Assign(x, y)` facts, and
+/// `Dereference(y, x)` (x stands for `*y`) for `derefs` distinct variables y.
+pub fn alias(n: u32, assigns: usize, derefs: usize, seed: u64) -> Vec<(&'static str, Facts)> {
+    let mut rng = Rng::new(seed);
+    let assign = (0..assigns).map(|_| (rng.below(n), rng.below(n))).collect();
+    let mut dereferenced = std::collections::BTreeSet::new();
+    let mut dereference = Vec::new();
+    while dereference.len() < derefs.min(n as usize) {
+        let pointer = rng.below(n);
+        if dereferenced.insert(pointer) {
+            dereference.push((pointer, rng.below(n)));
+        }
+    }
+    vec![
+        ("Assign", dedup(assign)),
+        ("Dereference", dedup(dereference)),
+    ]
+}
+
+/// Recursive programs other than closures, for the deletions of general programs
+/// (`general_deletions`): larger than the suite's Andersen, and the alias analysis.
+pub fn general_workloads() -> Vec<Workload> {
+    let alias_vars = env_or("DRED_ALIAS_VARS", 1000);
+    vec![
+        Workload {
+            name: format!("alias n={alias_vars}"),
+            rules: Rules::Alias,
+            inputs: alias(alias_vars, alias_vars as usize, alias_vars as usize / 4, 11),
+        },
+        Workload {
+            name: "andersen n=2000 e=3000".to_string(),
+            rules: Rules::Andersen,
+            inputs: andersen(2000, 3000, 5),
+        },
     ]
 }
 
