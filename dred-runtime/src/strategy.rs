@@ -132,7 +132,7 @@ mod tests {
         for strategy in Strategy::ALL {
             assert_eq!(strategy.to_string().parse(), Ok(strategy));
             assert_eq!(strategy.name().to_uppercase().parse(), Ok(strategy));
-            assert_eq!(format!("{strategy:>10}").len(), 10);
+            assert_eq!(format!("{strategy:>16}").len(), 16);
         }
         assert_eq!(" Alt_Proof ".parse(), Ok(Strategy::AltProof));
         assert_eq!("recompute".parse(), Ok(Strategy::Recompute));
