@@ -404,13 +404,7 @@ pub(super) fn backward_forward<P: Program>(
         report.overdelete.elapsed = started.elapsed();
         checked.elapsed = report.overdelete.elapsed;
         report.checked = Some(checked);
-        report.overdeleted_derived = Round {
-            len: gone.len(),
-            facts: (trace != Trace::Counts && !gone.is_empty()).then_some(gone),
-            witnesses: None,
-        };
+        report.overdeleted_derived = derived_gone(&gone, trace);
     }
-    report.work = work.units();
-    report.counted = work.counted();
-    Ok(finish_with_insertion(program, insertions, report))
+    Ok(finish_with_insertion(program, insertions, report, &work))
 }

@@ -419,16 +419,19 @@ fn dred<P: Program>(
             return Err(OverBudget::new(deletions, insertions, &report, None, &work));
         }
     }
-    report.work = work.units();
-    report.counted = work.counted();
-    Ok(finish_with_insertion(program, insertions, report))
+    Ok(finish_with_insertion(program, insertions, report, &work))
 }
 
+/// Ends an update whose deletion did `deletion`'s work: inserts `insertions`, settles the
+/// relations and resamples the derivations if stale.
 fn finish_with_insertion<P: Program>(
     program: &mut P,
     insertions: P::Facts,
     mut report: UpdateReport<P::Facts>,
+    deletion: &Work,
 ) -> UpdateReport<P::Facts> {
+    report.work = deletion.units();
+    report.counted = deletion.counted();
     if !insertions.is_empty() {
         report.net_insert = insertions.clone();
         let started = Instant::now();

@@ -130,9 +130,7 @@ pub(super) fn alt_proof<P: Program>(
             return Err(OverBudget::new(deletions, insertions, &report, None, &work));
         }
     }
-    report.work = work.units();
-    report.counted = work.counted();
-    Ok(finish_with_insertion(program, insertions, report))
+    Ok(finish_with_insertion(program, insertions, report, &work))
 }
 
 /// Loss of support: round 1 is `first_round`, D⁻ and the facts closure relations lost by
@@ -395,6 +393,16 @@ pub(super) fn overdelete_phase<P: Program>(
     Some(overdeleted.into_derived_part())
 }
 
+/// The round a report keeps of the derived facts a deletion took away (over-deleted, found
+/// unsupported or unprovable): their facts only if `trace` keeps facts and there are some.
+pub(super) fn derived_gone<F: FactSets>(lost: &F, trace: Trace) -> Round<F> {
+    Round {
+        len: lost.len(),
+        facts: (trace != Trace::Counts && !lost.is_empty()).then(|| lost.clone()),
+        witnesses: None,
+    }
+}
+
 /// Records the derived facts an update `lost` (over-deleted, or found unsupported) in
 /// `report`, and rederives them into its `rederive` phase (see [`rederive_phase`], which
 /// `derivable_first` is handed to). `None` once `work`'s budget is spent.
@@ -406,11 +414,7 @@ pub(super) fn rederive_lost<P: Program>(
     work: &mut Work,
 ) -> Option<()> {
     let trace = report.trace;
-    report.overdeleted_derived = Round {
-        len: lost.len(),
-        facts: (trace != Trace::Counts && !lost.is_empty()).then(|| lost.clone()),
-        witnesses: None,
-    };
+    report.overdeleted_derived = derived_gone(&lost, trace);
     if lost.is_empty() {
         return Some(());
     }
