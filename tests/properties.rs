@@ -484,6 +484,80 @@ fn check_explanations<P: Program>(
     Ok(())
 }
 
+/// Runs one random history with every strategy on 1, 2 and 4 threads, every join round
+/// split over them (`Settings::with_parallel_from(1)`), with delta chunks of the default
+/// size, of one fact or of two (a grouped join's chunk then holds parts of several
+/// groups): the facts, the reports' text and their explanations must be those of one
+/// thread, after the materialization and after every batch; and the facts those of the
+/// oracle. For [`Strategy::Auto`], only the facts: its guard reads counted work, which a
+/// search that stops at its first find counts in the order tables iterate in (see
+/// `dred::runtime::parallel`), and so may give up at another batch.
+fn check_threads<P: Program>(
+    initial: &[RawFact],
+    batches: &[RawBatch],
+) -> Result<(), TestCaseError> {
+    let settings = Settings::default()
+        .with_parallel_from(1)
+        .with_delta_chunk([DELTA_CHUNK, 1, 2][initial.len() % 3]);
+    let inputs = initial_batch::<P>(initial);
+    let seen = |program: &P, report: &dred::UpdateReport<P::Facts>| {
+        let text = match report.account.requested {
+            Strategy::Auto => String::new(),
+            _ => format!("{report}{}", report.explained()),
+        };
+        (text, ground_set(&program.all_facts()))
+    };
+    for strategy in Strategy::ALL {
+        let mut runs: Vec<P> = Vec::new();
+        let mut one_thread = None;
+        for threads in [1, 2, 4] {
+            let with = settings.with_threads(threads);
+            let (program, report) =
+                materialize_with_settings::<P>(inputs.clone(), with, Trace::Explained);
+            let now = seen(&program, &report);
+            match &one_thread {
+                None => one_thread = Some(now),
+                Some(first) => prop_assert_eq!(&now, first, "{} threads: materialization", threads),
+            }
+            runs.push(program);
+        }
+        for (k, raw_batch) in batches.iter().enumerate() {
+            let old_model = ground_set(&runs[0].all_facts());
+            let (batch, _) = batch_and_reference::<P>(raw_batch, &old_model);
+            let mut one_thread = None;
+            for (program, threads) in runs.iter_mut().zip([1, 2, 4]) {
+                let report = dred::runtime::maintain::update_using(
+                    program,
+                    batch.clone(),
+                    strategy,
+                    Trace::Explained,
+                );
+                let now = seen(program, &report);
+                match &one_thread {
+                    None => one_thread = Some(now),
+                    Some(first) => prop_assert_eq!(
+                        &now,
+                        first,
+                        "{:?} on {} threads: batch {}",
+                        strategy,
+                        threads,
+                        k + 1
+                    ),
+                }
+            }
+            let (edb, idb) = split_model(&runs[1]);
+            prop_assert_eq!(
+                &idb,
+                &oracle_derived::<P>(&edb),
+                "{:?}: batch {}",
+                strategy,
+                k + 1
+            );
+        }
+    }
+    Ok(())
+}
+
 fn run<P: Program>() {
     run_with(check_history::<P>);
 }
@@ -609,6 +683,16 @@ fn strategies_match_oracle() {
     run_strategies::<mixed_columns::Access>();
     run_strategies::<many_indexes::ManyIndexes>();
     run_strategies::<front_end_edges::Edges>();
+}
+
+#[test]
+fn threads_agree_with_one_thread() {
+    run_with(check_threads::<tc_nonlinear::Tc>);
+    run_with(check_threads::<same_generation::SameGen>);
+    run_with(check_threads::<closure_downstream::Downstream>);
+    run_with(check_threads::<three_atoms::ThreeAtoms>);
+    run_with(check_threads::<mixed_columns::Access>);
+    run_with(check_threads::<many_indexes::ManyIndexes>);
 }
 
 #[test]

@@ -12,7 +12,7 @@ use std::rc::Rc;
 
 use crate::batch::Batch;
 use crate::maintain::materialize;
-use crate::program::{Fact, FactSets, Program};
+use crate::program::{least_instance, Fact, FactSets, Program};
 use crate::report::Trace;
 
 /// Why a fact holds.
@@ -197,19 +197,13 @@ impl<'p, P: Program> Explainer<'p, P> {
         Ok(self.proven[fact].clone())
     }
 
-    /// A rule instance deriving `fact` whose body facts all have a lower rank.
+    /// The least rule instance deriving `fact` whose body facts all have a lower rank.
     fn lower_ranked_instance(&self, fact: &Fact<P>) -> (usize, Vec<Fact<P>>) {
         let rank = self.rank[fact];
-        let mut found = None;
-        self.program.instances(fact, &mut |rule, body| {
-            let lower = body
-                .iter()
-                .all(|b| self.rank.get(b).is_some_and(|&r| r < rank));
-            if lower {
-                found = Some((rule, body.to_vec()));
-            }
-            lower
-        });
-        found.expect("a fact of semi-naive round r has an instance over facts of earlier rounds")
+        least_instance(self.program, fact, |body| {
+            body.iter()
+                .all(|b| self.rank.get(b).is_some_and(|&r| r < rank))
+        })
+        .expect("a fact of semi-naive round r has an instance over facts of earlier rounds")
     }
 }

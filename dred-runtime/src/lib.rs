@@ -24,6 +24,7 @@ pub mod generated;
 pub mod io;
 pub mod maintain;
 pub mod oracle;
+pub mod parallel;
 pub mod poison;
 pub mod program;
 pub mod relation;

@@ -2,6 +2,7 @@
 //! rounds, sets and reports on the other.
 
 use crate::admit::Admit;
+use crate::parallel::Part;
 use crate::poison::{Poisoned, Unfinished};
 use crate::relation::{Relation, Room, Stamp, Tuple};
 use crate::settings::Settings;
@@ -212,6 +213,10 @@ pub trait Program: Sized {
     /// read once per round, not twice (each reading a lookup that misses the cache in a
     /// large relation). Under the other rules `stamped` is left as it is.
     ///
+    /// The joins walk only `part` of the delta ([`Part`]; the maintainer runs rounds through
+    /// [`crate::parallel::fire`], which splits them). A part other than the whole is never
+    /// given with [`Admit::Held`].
+    ///
     /// This and the next two count the rows their joins visit in `work`, and return early,
     /// their output incomplete, once [`Work::exhausted`] says so.
     fn fire(
@@ -221,7 +226,26 @@ pub trait Program: Sized {
         out: &mut Self::Facts,
         stamped: &mut Vec<(Fact<Self>, Stamp)>,
         work: &mut Work,
+        part: &Part,
     );
+    /// Which of the indexes that some join may scan instead of probing are built, one bit
+    /// each ([`Part::built`]): read once per round, so that every part of a round chooses
+    /// alike.
+    fn indexes_built(&self) -> u64 {
+        0
+    }
+    /// [`Program::fire`] of each of `parts` with a fresh `Work` like `budget`, on rayon's
+    /// workers, each into a set of its own, returned in part order; `None` if the
+    /// program's facts cannot be shared across threads (a column type that is not `Send`
+    /// and `Sync`). Generated as a call of [`crate::parallel::FireOnThreads`].
+    #[allow(clippy::type_complexity)]
+    fn fire_in_parts(
+        &self,
+        delta: &Self::Facts,
+        admit: Admit<&Self::Facts>,
+        parts: &[Part],
+        budget: &Work,
+    ) -> Option<Vec<(Self::Facts, Work)>>;
     /// The facts of `candidates` that some rule derives from the current relations
     /// (head-bound lookups).
     fn derivable(&self, candidates: &Self::Facts, work: &mut Work) -> Self::Facts;
@@ -410,6 +434,19 @@ impl Work {
         self.exhausted
     }
 
+    /// A fresh count with what is left of this one's budget.
+    pub fn remaining(&self) -> Work {
+        Work::limited(self.budget.saturating_sub(self.units))
+    }
+
+    /// Adds what `other` counted to this count.
+    pub fn absorb(&mut self, other: &Work) {
+        self.units = self.units.saturating_add(other.units);
+        self.lookups = self.lookups.saturating_add(other.lookups);
+        self.facts = self.facts.saturating_add(other.facts);
+        self.exhausted |= other.exhausted;
+    }
+
     /// Whether some join was told to stop: its phase's output is incomplete.
     pub fn is_exhausted(&self) -> bool {
         self.exhausted
@@ -567,4 +604,27 @@ pub trait Record: Tuple {
     fn write_tsv(&self, out: &mut String);
     /// Parses a row from one text field per column, interning its strings in `symbols`.
     fn parse_text(fields: &[&str], symbols: &Symbols) -> Result<Self, FieldError>;
+}
+
+/// The least instance (by rule, then body facts in source order) of a rule with head `fact`
+/// over the current relations whose body `accept` accepts. The least, not the first found:
+/// the order in which instances are found follows the order in which facts entered their
+/// relations, which the hash key and the number of threads change, and an explanation must
+/// not.
+pub(crate) fn least_instance<P: Program>(
+    program: &P,
+    fact: &Fact<P>,
+    mut accept: impl FnMut(&[Fact<P>]) -> bool,
+) -> Option<(usize, Vec<Fact<P>>)> {
+    let mut least: Option<(usize, Vec<Fact<P>>)> = None;
+    program.instances(fact, &mut |rule, body| {
+        let smaller = least
+            .as_ref()
+            .map_or(true, |(r, b)| (rule, body) < (*r, b.as_slice()));
+        if smaller && accept(body) {
+            least = Some((rule, body.to_vec()));
+        }
+        false
+    });
+    least
 }

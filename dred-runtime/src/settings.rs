@@ -24,6 +24,11 @@ pub const GHOST_SHARE: usize = 8;
 /// its bucket once per chunk: few rows beside a round's.
 pub const DELTA_CHUNK: usize = 1 << 14;
 
+/// From how many delta facts a join round is split over threads (when the program has more
+/// than one): below it, handing parts to other threads and merging their heads costs more
+/// than the joins they share.
+pub const PARALLEL_FROM: usize = 4096;
+
 /// Which join a loss of support runs for a rule variant that has a head-first join as well
 /// as its body-first one. Both find the same heads; by default the cheaper is chosen per
 /// group of delta facts. Tests force either, to check that they agree.
@@ -76,6 +81,8 @@ pub struct Settings {
     held_joins: HeldJoins,
     delta_chunk: usize,
     reachability: bool,
+    threads: usize,
+    parallel_from: usize,
 }
 
 impl Default for Settings {
@@ -85,6 +92,8 @@ impl Default for Settings {
             held_joins: HeldJoins::default(),
             delta_chunk: DELTA_CHUNK,
             reachability: true,
+            threads: std::thread::available_parallelism().map_or(1, usize::from),
+            parallel_from: PARALLEL_FROM,
         }
     }
 }
@@ -133,6 +142,35 @@ impl Settings {
     pub fn with_reachability(mut self, allowed: bool) -> Self {
         self.reachability = allowed;
         self
+    }
+
+    /// How many threads a join round may be split over (default: the number of cores the
+    /// process may use; at least 1). With 1, every join runs on the calling thread, as
+    /// code without threads would. Facts, and the reports and explanations of every
+    /// strategy but [`Strategy::Auto`](crate::Strategy::Auto), are the same for every
+    /// number (see [`crate::parallel`]).
+    pub fn with_threads(mut self, threads: usize) -> Self {
+        self.threads = threads.max(1);
+        self
+    }
+
+    /// From how many delta facts a join round is split over threads (default
+    /// [`PARALLEL_FROM`]; at least 1). Tests lower it to split small rounds.
+    pub fn with_parallel_from(mut self, facts: usize) -> Self {
+        self.parallel_from = facts.max(1);
+        self
+    }
+
+    /// See [`Settings::with_threads`].
+    #[inline]
+    pub fn threads(&self) -> usize {
+        self.threads
+    }
+
+    /// See [`Settings::with_parallel_from`].
+    #[inline]
+    pub fn parallel_from(&self) -> usize {
+        self.parallel_from
     }
 
     /// The storage settings every relation of the program receives.

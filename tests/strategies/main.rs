@@ -397,7 +397,7 @@ fn assert_each_head_handed_on_with_its_stamp<'a, T: dred::runtime::Tuple, I>(
 #[test]
 fn a_spent_budget_stops_a_join_between_delta_facts() {
     use chain::*;
-    use dred::runtime::{Admit, Program, Work};
+    use dred::runtime::{Admit, Work};
     // 2,000 separate two-edge paths; the delta is every first edge, each the support of
     // two heads (its own path's R facts).
     let edges = (0..2000).flat_map(|i| [E(3 * i, 3 * i + 1), E(3 * i + 1, 3 * i + 2)]);
@@ -417,7 +417,14 @@ fn a_spent_budget_stops_a_join_between_delta_facts() {
     };
     let (mut all, mut unlimited) = (ChainFacts::default(), Work::unlimited());
     let mut stamped = Vec::new();
-    program.fire(&firsts, Admit::Held, &mut all, &mut stamped, &mut unlimited);
+    dred::runtime::parallel::fire(
+        &program,
+        &firsts,
+        Admit::Held,
+        &mut all,
+        &mut stamped,
+        &mut unlimited,
+    );
     assert!(!unlimited.is_exhausted());
     assert_eq!(all.R.len(), 4000);
     let heads = stamped.iter().map(|(fact, stamp)| match fact {
@@ -429,7 +436,8 @@ fn a_spent_budget_stops_a_join_between_delta_facts() {
     // A join counts its delta's rows as it starts walking it: the first rule's join (2,000
     // rows, no probe) fits in the budget, the second's passes it at its first delta fact.
     let (mut some, mut limited) = (ChainFacts::default(), Work::limited(3000));
-    program.fire(
+    dred::runtime::parallel::fire(
+        &program,
         &firsts,
         Admit::Held,
         &mut some,
@@ -449,7 +457,7 @@ fn a_spent_budget_stops_a_join_between_delta_facts() {
 #[test]
 fn a_spent_budget_stops_a_grouped_join_inside_its_group() {
     use closure::*;
-    use dred::runtime::{Admit, Program, Work};
+    use dred::runtime::{Admit, Work};
     // A star: 300 edges into node 0 and 300 out of it. Fired with the edges into 0, the
     // second rule's join groups them by 0 (one group of 300 facts) and walks R(0, _) for
     // each: 90,000 heads from a single group.
@@ -471,7 +479,8 @@ fn a_spent_budget_stops_a_grouped_join_inside_its_group() {
     };
     let (mut all, mut unlimited) = (ClosureFacts::default(), Work::unlimited());
     let mut stamped = Vec::new();
-    program.fire(
+    dred::runtime::parallel::fire(
+        &program,
         &into_zero,
         Admit::Held,
         &mut all,
@@ -486,7 +495,8 @@ fn a_spent_budget_stops_a_grouped_join_inside_its_group() {
     assert_each_head_handed_on_with_its_stamp(heads, &all.R, program.relation::<R>());
 
     let (mut some, mut limited) = (ClosureFacts::default(), Work::limited(20_000));
-    program.fire(
+    dred::runtime::parallel::fire(
+        &program,
         &into_zero,
         Admit::Held,
         &mut some,

@@ -77,7 +77,7 @@ impl Context<'_> {
             .filter(|(_, rule)| !rule.body.is_empty())
             .map(|(i, rule)| {
                 let fire = format_ident!("fire_rule_{}", i);
-                let call = quote!(self.#fire(delta, admit, out, stamped, work););
+                let call = quote!(self.#fire(delta, admit, out, stamped, work, part););
                 if self.is_closure(rule.head.relation) {
                     // Its losses are found by reachability (`Program::closure_losses`).
                     quote!(if !(admit.has_causes() && self.__dred.reachability) { #call })
@@ -86,6 +86,10 @@ impl Context<'_> {
                 }
             });
         let closure_fns = (!self.plan.closures.is_empty()).then(|| self.closure_fns());
+        let indexes_built = (!self.scan_spared().is_empty()).then(|| {
+            let bits = self.indexes_built();
+            quote!(fn indexes_built(&self) -> u64 { #bits })
+        });
         let derivable =
             relations
                 .iter()
@@ -264,8 +268,14 @@ impl Context<'_> {
                     }
                 }
                 #[allow(unused_variables)]
-                fn fire(&self, delta: &#facts, admit: #rt::Admit<&#facts>, out: &mut #facts, stamped: &mut ::std::vec::Vec<(#fact_enum, #rt::Stamp)>, work: &mut #rt::Work) {
+                fn fire(&self, delta: &#facts, admit: #rt::Admit<&#facts>, out: &mut #facts, stamped: &mut ::std::vec::Vec<(#fact_enum, #rt::Stamp)>, work: &mut #rt::Work, part: &#rt::parallel::Part) {
                     #(#fire_calls)*
+                }
+                #indexes_built
+                fn fire_in_parts(&self, delta: &#facts, admit: #rt::Admit<&#facts>, parts: &[#rt::parallel::Part], budget: &#rt::Work) -> ::core::option::Option<::std::vec::Vec<(#facts, #rt::Work)>> {
+                    #[allow(unused_imports)]
+                    use #rt::parallel::{FireOnCaller as _, FireOnThreads as _};
+                    (&#rt::parallel::Threads(self)).fire_in_parts(delta, admit, parts, budget)
                 }
                 #[allow(unused_mut)]
                 fn derivable(&self, candidates: &#facts, work: &mut #rt::Work) -> #facts {

@@ -93,7 +93,7 @@ impl Context<'_> {
                 #[doc = #doc]
                 #[inline(never)]
                 #[allow(unused_variables)]
-                fn #fire(&self, delta: &#facts, admit: #rt::Admit<&#facts>, out: &mut #facts, stamped: &mut ::std::vec::Vec<(#fact_enum, #rt::Stamp)>, work: &mut #rt::Work) {
+                fn #fire(&self, delta: &#facts, admit: #rt::Admit<&#facts>, out: &mut #facts, stamped: &mut ::std::vec::Vec<(#fact_enum, #rt::Stamp)>, work: &mut #rt::Work, part: &#rt::parallel::Part) {
                     #before_latest
                     let admit = admit.project(|facts| &facts.#head_relation);
                     #(#variants)*
@@ -192,12 +192,14 @@ impl Context<'_> {
 
     /// Whether a delta of `delta_relation` takes `scan`'s join: while the indexes it
     /// spares are unbuilt, and scanning costs less than building them.
+    /// Built-ness is read from the round's part (`Part::built`), as it was when the round
+    /// began: parts of one round choose alike whatever indexes the others build meanwhile.
     pub(super) fn scan_choice(&self, scan: &ScanInstead, delta_relation: &Ident) -> TokenStream {
         let scanned = &self.relation(scan.scanned).name;
-        let built = scan.spared.iter().map(|&(r, index)| {
-            let name = &self.relation(r).name;
-            let path = self.index_path(r, index);
-            quote!(self.#name.index_is_built(#path))
+        let spared = self.scan_spared();
+        let built = scan.spared.iter().map(|pair| {
+            let bit = spared.iter().position(|p| p == pair).expect("listed") as u32;
+            quote!(part.built(#bit))
         });
         let mut spared_relations: Vec<usize> = scan.spared.iter().map(|&(r, _)| r).collect();
         spared_relations.sort_unstable();
@@ -210,6 +212,41 @@ impl Context<'_> {
             !(false #(|| #built)*)
                 && delta.#delta_relation.len().saturating_mul(self.#scanned.len()) <= 0 #(+ #sizes)*
         }
+    }
+
+    /// Every index some scan choice reads, as (relation, index), each once: its position is
+    /// its bit in `Program::indexes_built`.
+    pub(super) fn scan_spared(&self) -> Vec<(usize, usize)> {
+        let mut spared: Vec<(usize, usize)> = Vec::new();
+        for scan in self
+            .plan
+            .rules
+            .iter()
+            .flat_map(|rule| rule.scans.iter().flatten())
+        {
+            for pair in &scan.spared {
+                if !spared.contains(pair) {
+                    spared.push(*pair);
+                }
+            }
+        }
+        spared
+    }
+
+    /// `Program::indexes_built`: a bit per index of [`Context::scan_spared`] (the 64 first).
+    pub(super) fn indexes_built(&self) -> TokenStream {
+        let bits = self
+            .scan_spared()
+            .into_iter()
+            .take(64)
+            .enumerate()
+            .map(|(bit, (r, index))| {
+                let name = &self.relation(r).name;
+                let path = self.index_path(r, index);
+                let bit = bit as u32;
+                quote!(| (u64::from(self.#name.index_is_built(#path)) << #bit))
+            });
+        quote!(0u64 #(#bits)*)
     }
 
     /// Binds the head's variables from a given head fact; returns `mismatch` on a mismatch.
@@ -601,7 +638,11 @@ impl Context<'_> {
         });
         let inner = self.step_code(rule, join, step + 1, &per_fact, Mode::Live, None);
         let slots = probe_slots(join, Bound::AtStep(step));
-        let source = delta_source(relation, delta_rows);
+        // A group is never split over parts: each part takes whole keys (`Part::takes_key`).
+        let source = match delta_rows {
+            Some(rows) => rows.clone(),
+            None => quote!(delta.#relation.iter()),
+        };
         let groups = quote! {
             for group in #rt::key_runs(&keyed) {
                 if work.exhausted() {
@@ -690,18 +731,20 @@ pub(super) fn walks_before_delta(join: &Join, step: &Step) -> bool {
     matches!(step.access, Access::Probe { .. }) && join.delta.is_some_and(|delta| step.atom < delta)
 }
 
-/// The delta facts a join's delta step walks: `delta_rows` if given, else the delta's set of
-/// `relation`.
+/// The delta facts a join's delta step walks one by one: `delta_rows` if given, else the
+/// round's part of the delta's set of `relation`.
 fn delta_source(relation: &Ident, delta_rows: Option<&TokenStream>) -> TokenStream {
     match delta_rows {
         Some(rows) => rows.clone(),
-        None => quote!(delta.#relation.iter()),
+        None => quote!(part.rows(&delta.#relation)),
     }
 }
 
-/// Runs `per_chunk` over `keyed`: the delta facts from `source` that pass `filters`, each
-/// beside its values at `key_columns`, sorted by them (for the runtime's `key_runs` to
-/// group), the program's `Settings::delta_chunk` facts at a time.
+/// Runs `per_chunk` over `keyed`: the delta facts from `source` whose keys the round's
+/// part takes and that pass `filters`, each beside its values at `key_columns`, sorted by
+/// them (for the runtime's `key_runs` to group), the program's `Settings::delta_chunk`
+/// facts at a time. A chunk is cut before the part takes its keys, so that a part's groups
+/// are those of the whole delta, and each counts the rows of its own keys.
 pub(super) fn keyed_delta(
     source: &TokenStream,
     row: &Ident,
@@ -712,17 +755,20 @@ pub(super) fn keyed_delta(
     let key = tuple(&key_columns.map(|k| quote!(&#row.#k)).collect::<Vec<_>>());
     quote! {
         let mut rows = #source;
-        work.visit(rows.len() as u64);
         let chunk = self.__dred.settings.delta_chunk();
         let mut keyed: ::std::vec::Vec<_> = ::std::vec::Vec::with_capacity(rows.len().min(chunk));
         while rows.len() > 0 {
             keyed.clear();
+            let mut taken = 0u64;
             keyed.extend(
                 rows.by_ref()
                     .take(chunk)
-                    .filter(|#row| true #(&& #filters)*)
-                    .map(|#row| (#key, #row)),
+                    .map(|#row| (#key, #row))
+                    .filter(|(key, _)| part.takes_key(key))
+                    .inspect(|_| taken += 1)
+                    .filter(|&(_, #row)| true #(&& #filters)*),
             );
+            work.visit(taken);
             ::dred::runtime::generated::sort_keyed(&mut keyed);
             #per_chunk
         }

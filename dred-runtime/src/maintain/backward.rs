@@ -256,8 +256,15 @@ pub(super) fn unprovable_phase<P: Program>(
             false => Admit::NotIn(&gone),
         };
         stamped.clear();
-        program.fire(&losing, admit, &mut candidates, &mut stamped, work);
-        program.fire(&disclaimed, admit, &mut candidates, &mut stamped, work);
+        parallel::fire(program, &losing, admit, &mut candidates, &mut stamped, work);
+        parallel::fire(
+            program,
+            &disclaimed,
+            admit,
+            &mut candidates,
+            &mut stamped,
+            work,
+        );
         program.forget_risen();
         if work.is_exhausted() {
             return None;

@@ -11,8 +11,11 @@ use std::time::Instant;
 use crate::account::{few_multiply_derived, Abandoned, Account, Reason};
 use crate::admit::Admit;
 use crate::batch::Batch;
+use crate::parallel;
 use crate::poison::{Operation, Poisoned, Unfinished, Unrecoverable};
-use crate::program::{Bookkeeping, Counted, DerivationSample, Fact, FactSets, Program, Work};
+use crate::program::{
+    least_instance, Bookkeeping, Counted, DerivationSample, Fact, FactSets, Program, Work,
+};
 use crate::relation::Stamp;
 use crate::report::{Phase, Round, Trace, UpdateReport, Witness};
 use crate::settings::Settings;

@@ -198,14 +198,16 @@ pub(super) fn unsupport_phase<P: Program>(
         rose.clear();
         candidates.clear();
         candidate_stamps.clear();
-        program.fire(
+        parallel::fire(
+            program,
             &losing,
             Admit::Held,
             &mut candidates,
             &mut candidate_stamps,
             work,
         );
-        program.fire(
+        parallel::fire(
+            program,
             &rose_now,
             Admit::Held,
             &mut candidates,
@@ -369,7 +371,8 @@ pub(super) fn overdelete_phase<P: Program>(
     let mut frontier_witnesses = None;
     loop {
         let mut next = P::Facts::default();
-        program.fire(
+        parallel::fire(
+            program,
             &frontier,
             Admit::NotIn(&overdeleted),
             &mut next,
@@ -456,7 +459,8 @@ pub(super) fn rederive_phase<P: Program>(
         program.insert_facts(&restored, stamp);
         pending.subtract(&restored);
         let mut next = P::Facts::default();
-        program.fire(
+        parallel::fire(
+            program,
             &restored,
             Admit::In(&pending),
             &mut next,
@@ -503,7 +507,14 @@ pub(super) fn insert_phase<P: Program>(
         // tables when rounds shrink, at the memory peak (`BENCHMARKS.md`, *Design
         // measurements*, "Round sets").
         next.reserve_half_of(&delta);
-        program.fire(&delta, Admit::Absent, &mut next, &mut Vec::new(), work);
+        parallel::fire(
+            program,
+            &delta,
+            Admit::Absent,
+            &mut next,
+            &mut Vec::new(),
+            work,
+        );
         let next_witnesses = witnesses(program, &next, Some(&delta), false, trace);
         if let Some(mut done) = phase.record_or_return(delta, trace, delta_witnesses) {
             done.recycle_for(&next);
@@ -534,19 +545,14 @@ pub(super) fn witnesses<P: Program>(
         return None;
     }
     let find = |fact: &Fact<P>, trigger: Option<&P::Facts>| {
-        let mut found = None;
-        program.instances(fact, &mut |rule, body| {
-            let cause = match trigger {
-                None => None,
-                Some(trigger) => match body.iter().find(|b| trigger.contains_fact(b)) {
-                    Some(cause) => Some(cause.clone()),
-                    None => return false,
-                },
-            };
-            found = Some((rule, body.to_vec(), cause));
-            true
-        });
-        found
+        let uses_trigger = |body: &[Fact<P>]| match trigger {
+            None => true,
+            Some(trigger) => body.iter().any(|b| trigger.contains_fact(b)),
+        };
+        let (rule, body) = least_instance(program, fact, uses_trigger)?;
+        let cause = trigger.and_then(|trigger| body.iter().find(|b| trigger.contains_fact(b)));
+        let cause = cause.cloned();
+        Some((rule, body, cause))
     };
     let explain = |fact: Fact<P>| {
         let (rule, body, cause) =

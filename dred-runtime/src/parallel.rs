@@ -1,0 +1,223 @@
+//! Join rounds on every core: a round's delta is cut into [`Part`]s that rayon's workers
+//! join against the relations, each into heads of its own, merged in part order between
+//! rounds. No relation is written inside a join (indexes built on a first probe are built
+//! once, behind a `OnceLock`), so the heads of a round do not depend on which thread ran
+//! which part, and the parts together count the work the whole round counts over the same
+//! tables.
+//!
+//! Facts, and every strategy's rounds, are therefore the same for every number of threads,
+//! and so are explanations (a witness is the least instance, not the first found). Tables
+//! filled from merged parts iterate in another order than tables filled by one thread,
+//! though, as they do under another hash key; a search that stops at its first find counts
+//! the rows it read in that order, so [`Strategy::Auto`](crate::Strategy::Auto)'s guard,
+//! which reads counted work, may give up at another update.
+//!
+//! Only the rounds that carry no causes split: insertion, over-deletion and rederivation
+//! rounds. A loss of support ([`Admit::Held`]) pushes stamps in join order and chooses a
+//! head-first join per group, and runs on the calling thread.
+
+use std::collections::hash_set;
+use std::hash::{BuildHasher, Hash};
+use std::iter::{Skip, Take};
+
+use rayon::prelude::*;
+
+use crate::admit::Admit;
+use crate::program::{Fact, FactSets, Program, Work};
+use crate::relation::{FactHashState, FactSet, Stamp};
+
+/// The share of a delta that one call of [`Program::fire`] joins: all of it, or one of
+/// `count` parts.
+///
+/// A join that walks its delta fact by fact takes a contiguous run of the delta's facts;
+/// one that groups its delta by key takes the keys whose hash falls in its share, so
+/// that a group is never split (its later steps run once, as in one piece). A part also
+/// carries which indexes were built when the round began, for the joins that may scan
+/// instead of probing them: every part chooses as the whole round would.
+///
+/// ```
+/// use dred_runtime::parallel::Part;
+/// use dred_runtime::FactSet;
+/// let delta: FactSet<(u32,)> = (0..10).map(|a| (a,)).collect();
+/// let parts = Part::whole(0).split(3);
+/// let mut walked: Vec<(u32,)> = parts.iter().flat_map(|part| part.rows(&delta).copied()).collect();
+/// walked.sort_unstable();
+/// assert_eq!(walked, (0..10).map(|a| (a,)).collect::<Vec<_>>());
+/// let keys = (0..100u32).filter(|key| parts.iter().filter(|part| part.takes_key(key)).count() == 1);
+/// assert_eq!(keys.count(), 100);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Part {
+    index: usize,
+    count: usize,
+    built: u64,
+}
+
+impl Part {
+    /// The whole delta, with `built` the bits of [`Program::indexes_built`].
+    pub fn whole(built: u64) -> Self {
+        Part {
+            index: 0,
+            count: 1,
+            built,
+        }
+    }
+
+    /// This part cut into `count` parts (at least 1).
+    pub fn split(&self, count: usize) -> Vec<Part> {
+        let count = count.max(1);
+        (0..count)
+            .map(|index| Part {
+                index,
+                count,
+                built: self.built,
+            })
+            .collect()
+    }
+
+    /// Whether this is the whole delta.
+    #[inline]
+    pub fn is_whole(&self) -> bool {
+        self.count == 1
+    }
+
+    /// The facts of `set` that this part walks one by one: a contiguous run of its
+    /// iteration order.
+    #[inline]
+    pub fn rows<'a, T>(&self, set: &'a FactSet<T>) -> Take<Skip<hash_set::Iter<'a, T>>> {
+        let len = set.len();
+        let start = len * self.index / self.count;
+        let end = len * (self.index + 1) / self.count;
+        set.iter().skip(start).take(end - start)
+    }
+
+    /// Whether this part takes the delta facts grouped under `key`.
+    #[inline]
+    pub fn takes_key<K: Hash + ?Sized>(&self, key: &K) -> bool {
+        if self.count == 1 {
+            return true;
+        }
+        let hash = FactHashState.hash_one(key);
+        // The hash's high bits scaled to the parts: its low bits choose table slots.
+        ((u128::from(hash) * self.count as u128) >> 64) as usize == self.index
+    }
+
+    /// Whether the index numbered `bit` among those a scan choice reads was built when
+    /// the round began (an index past the 64th always counts as built: it is probed).
+    #[inline]
+    pub fn built(&self, bit: u32) -> bool {
+        bit >= 64 || self.built & (1 << bit) != 0
+    }
+}
+
+/// [`Program::fire`], split over the program's threads when the delta is large and the
+/// round carries no causes (see the [module](self) docs); on the calling thread otherwise.
+pub fn fire<P: Program>(
+    program: &P,
+    delta: &P::Facts,
+    admit: Admit<&P::Facts>,
+    out: &mut P::Facts,
+    stamped: &mut Vec<(Fact<P>, Stamp)>,
+    work: &mut Work,
+) {
+    let whole = Part::whole(program.indexes_built());
+    let settings = &program.bookkeeping().settings;
+    let threads = settings.threads();
+    if threads > 1 && !admit.has_causes() && delta.len() >= settings.parallel_from() {
+        let parts = whole.split(threads);
+        if let Some(done) = program.fire_in_parts(delta, admit, &parts, &work.remaining()) {
+            if merge(done, out, work) {
+                return;
+            }
+        }
+    }
+    program.fire(delta, admit, out, stamped, work, &whole);
+}
+
+/// Adds the parts' heads to `out` and their work to `work`, unless together they spent
+/// `work`'s budget: then nothing is added (the round runs again in one piece, to stop
+/// where it would have stopped), and `false` is returned.
+fn merge<F: FactSets>(done: Vec<(F, Work)>, out: &mut F, work: &mut Work) -> bool {
+    let mut total = work.clone();
+    for (_, part_work) in &done {
+        if part_work.is_exhausted() {
+            return false;
+        }
+        total.absorb(part_work);
+    }
+    if total.exhausted() {
+        return false;
+    }
+    *work = total;
+    for (heads, _) in done {
+        if out.is_empty() {
+            *out = heads;
+        } else {
+            out.union_with(&heads);
+        }
+    }
+    true
+}
+
+/// Runs [`Program::fire_in_parts`] on rayon's workers, for programs whose facts may be
+/// shared across threads; generated code calls it through [`FireOnThreads`] or, for a
+/// program with a column type that is not `Send` and `Sync`, [`FireOnCaller`].
+#[doc(hidden)]
+pub struct Threads<'a, P>(pub &'a P);
+
+/// The parts of a round on rayon's workers.
+#[doc(hidden)]
+pub trait FireOnThreads<P: Program> {
+    /// See [`Program::fire_in_parts`].
+    fn fire_in_parts(
+        &self,
+        delta: &P::Facts,
+        admit: Admit<&P::Facts>,
+        parts: &[Part],
+        budget: &Work,
+    ) -> Option<Vec<(P::Facts, Work)>>;
+}
+
+impl<P: Program + Sync> FireOnThreads<P> for Threads<'_, P>
+where
+    P::Facts: Send + Sync,
+{
+    fn fire_in_parts(
+        &self,
+        delta: &P::Facts,
+        admit: Admit<&P::Facts>,
+        parts: &[Part],
+        budget: &Work,
+    ) -> Option<Vec<(P::Facts, Work)>> {
+        let program = self.0;
+        let done = parts
+            .par_iter()
+            .map(|part| {
+                let mut heads = P::Facts::default();
+                let mut work = budget.clone();
+                program.fire(delta, admit, &mut heads, &mut Vec::new(), &mut work, part);
+                (heads, work)
+            })
+            .collect();
+        Some(done)
+    }
+}
+
+/// The fallback of [`FireOnThreads`] for programs whose facts cannot cross threads: the
+/// round runs in one piece on the calling thread.
+#[doc(hidden)]
+pub trait FireOnCaller<P: Program> {
+    /// Always `None`.
+    fn fire_in_parts(
+        &self,
+        delta: &P::Facts,
+        admit: Admit<&P::Facts>,
+        parts: &[Part],
+        budget: &Work,
+    ) -> Option<Vec<(P::Facts, Work)>> {
+        let _ = (delta, admit, parts, budget);
+        None
+    }
+}
+
+impl<P: Program> FireOnCaller<P> for &Threads<'_, P> {}
