@@ -125,10 +125,20 @@ pub fn fire<P: Program>(
     let threads = settings.threads();
     if threads > 1 && !admit.has_causes() && delta.len() >= settings.parallel_from() {
         let parts = whole.split(threads);
-        if let Some(done) = program.fire_in_parts(delta, admit, &parts, &work.remaining()) {
-            if merge(done, out, work) {
-                return;
+        // Unless a spent budget may send the round back to run in one piece, the first
+        // part adds to `out` itself, with the room its caller made.
+        let first = match work.is_limited() {
+            true => P::Facts::default(),
+            false => std::mem::take(out),
+        };
+        match program.fire_in_parts(delta, admit, &parts, &work.remaining(), first) {
+            Ok(done) => {
+                if merge(done, out, work) {
+                    return;
+                }
             }
+            Err(first) if !work.is_limited() => *out = first,
+            Err(_) => {}
         }
     }
     program.fire(delta, admit, out, stamped, work, &whole);
@@ -175,7 +185,8 @@ pub trait FireOnThreads<P: Program> {
         admit: Admit<&P::Facts>,
         parts: &[Part],
         budget: &Work,
-    ) -> Option<Vec<(P::Facts, Work)>>;
+        first: P::Facts,
+    ) -> Result<Vec<(P::Facts, Work)>, P::Facts>;
 }
 
 impl<P: Program + Sync> FireOnThreads<P> for Threads<'_, P>
@@ -188,18 +199,38 @@ where
         admit: Admit<&P::Facts>,
         parts: &[Part],
         budget: &Work,
-    ) -> Option<Vec<(P::Facts, Work)>> {
+        first: P::Facts,
+    ) -> Result<Vec<(P::Facts, Work)>, P::Facts> {
         let program = self.0;
+        // The first part's set has room for the whole round's heads (its caller's, or as
+        // the insertion rounds reserve), so that the others join it without a rehash; the
+        // others, for their share.
+        let mut first = Some(first);
+        let starts: Vec<P::Facts> = (0..parts.len())
+            .map(|_| match first.take() {
+                Some(mut heads) => {
+                    if heads.is_empty() {
+                        heads.reserve_share_of(delta, 2);
+                    }
+                    heads
+                }
+                None => {
+                    let mut heads = P::Facts::default();
+                    heads.reserve_share_of(delta, 2 * parts.len());
+                    heads
+                }
+            })
+            .collect();
         let done = parts
             .par_iter()
-            .map(|part| {
-                let mut heads = P::Facts::default();
+            .zip(starts)
+            .map(|(part, mut heads)| {
                 let mut work = budget.clone();
                 program.fire(delta, admit, &mut heads, &mut Vec::new(), &mut work, part);
                 (heads, work)
             })
             .collect();
-        Some(done)
+        Ok(done)
     }
 }
 
@@ -207,16 +238,17 @@ where
 /// round runs in one piece on the calling thread.
 #[doc(hidden)]
 pub trait FireOnCaller<P: Program> {
-    /// Always `None`.
+    /// Always gives `first` back.
     fn fire_in_parts(
         &self,
         delta: &P::Facts,
         admit: Admit<&P::Facts>,
         parts: &[Part],
         budget: &Work,
-    ) -> Option<Vec<(P::Facts, Work)>> {
+        first: P::Facts,
+    ) -> Result<Vec<(P::Facts, Work)>, P::Facts> {
         let _ = (delta, admit, parts, budget);
-        None
+        Err(first)
     }
 }
 

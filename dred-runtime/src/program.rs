@@ -29,8 +29,9 @@ pub trait FactSets: Default + Clone + std::fmt::Debug {
     fn subtract(&mut self, other: &Self);
     /// Removes every fact, keeping the sets' room for the next round's facts.
     fn clear(&mut self);
-    /// Makes room, relation by relation, for half as many more facts as `other` holds.
-    fn reserve_half_of(&mut self, other: &Self);
+    /// Makes room, relation by relation, for 1/`share` as many more facts as `other` holds
+    /// (`share` at least 1).
+    fn reserve_share_of(&mut self, other: &Self, share: usize);
     /// Empties the sets for a later round about as large as `like`, relation by relation:
     /// a set keeps its room if that is at most twice what `like`'s set takes, and is
     /// freed otherwise ([`recycle_set`](crate::generated::recycle_set)).
@@ -235,9 +236,10 @@ pub trait Program: Sized {
         0
     }
     /// [`Program::fire`] of each of `parts` with a fresh `Work` like `budget`, on rayon's
-    /// workers, each into a set of its own, returned in part order; `None` if the
-    /// program's facts cannot be shared across threads (a column type that is not `Send`
-    /// and `Sync`). Generated as a call of [`crate::parallel::FireOnThreads`].
+    /// workers, each into a set of its own (the first into `first`), returned in part
+    /// order; `Err(first)` if the program's facts cannot be shared across threads (a
+    /// column type that is not `Send` and `Sync`). Generated as a call of
+    /// [`crate::parallel::FireOnThreads`].
     #[allow(clippy::type_complexity)]
     fn fire_in_parts(
         &self,
@@ -245,7 +247,8 @@ pub trait Program: Sized {
         admit: Admit<&Self::Facts>,
         parts: &[Part],
         budget: &Work,
-    ) -> Option<Vec<(Self::Facts, Work)>>;
+        first: Self::Facts,
+    ) -> Result<Vec<(Self::Facts, Work)>, Self::Facts>;
     /// The facts of `candidates` that some rule derives from the current relations
     /// (head-bound lookups).
     fn derivable(&self, candidates: &Self::Facts, work: &mut Work) -> Self::Facts;
@@ -437,6 +440,12 @@ impl Work {
     /// A fresh count with what is left of this one's budget.
     pub fn remaining(&self) -> Work {
         Work::limited(self.budget.saturating_sub(self.units))
+    }
+
+    /// Whether a budget may stop the joins ([`Work::limited`] rather than
+    /// [`Work::unlimited`]).
+    pub fn is_limited(&self) -> bool {
+        self.budget != u64::MAX
     }
 
     /// Adds what `other` counted to this count.

@@ -272,10 +272,10 @@ impl Context<'_> {
                     #(#fire_calls)*
                 }
                 #indexes_built
-                fn fire_in_parts(&self, delta: &#facts, admit: #rt::Admit<&#facts>, parts: &[#rt::parallel::Part], budget: &#rt::Work) -> ::core::option::Option<::std::vec::Vec<(#facts, #rt::Work)>> {
+                fn fire_in_parts(&self, delta: &#facts, admit: #rt::Admit<&#facts>, parts: &[#rt::parallel::Part], budget: &#rt::Work, first: #facts) -> ::core::result::Result<::std::vec::Vec<(#facts, #rt::Work)>, #facts> {
                     #[allow(unused_imports)]
                     use #rt::parallel::{FireOnCaller as _, FireOnThreads as _};
-                    (&#rt::parallel::Threads(self)).fire_in_parts(delta, admit, parts, budget)
+                    (&#rt::parallel::Threads(self)).fire_in_parts(delta, admit, parts, budget, first)
                 }
                 #[allow(unused_mut)]
                 fn derivable(&self, candidates: &#facts, work: &mut #rt::Work) -> #facts {

@@ -308,8 +308,8 @@ impl Context<'_> {
                 fn clear(&mut self) {
                     #(self.#names.clear();)*
                 }
-                fn reserve_half_of(&mut self, other: &Self) {
-                    #(self.#names.reserve(other.#names.len() / 2);)*
+                fn reserve_share_of(&mut self, other: &Self, share: usize) {
+                    #(self.#names.reserve(other.#names.len() / share);)*
                 }
                 fn recycle_for(&mut self, like: &Self) {
                     #(#rt::generated::recycle_set(&mut self.#names, like.#names.len());)*

@@ -506,7 +506,7 @@ pub(super) fn insert_phase<P: Program>(
         // skip most of their doublings; the last round's whole size would hold oversized
         // tables when rounds shrink, at the memory peak (`BENCHMARKS.md`, *Design
         // measurements*, "Round sets").
-        next.reserve_half_of(&delta);
+        next.reserve_share_of(&delta, 2);
         parallel::fire(
             program,
             &delta,
