@@ -369,6 +369,37 @@
 //! alternatives (for instance, [`Settings::with_reachability`]`(false)` checks closures
 //! by stamps, as in the example above).
 //!
+//! ## Threads
+//!
+//! A program runs its large join rounds on every core: [`Settings::with_threads`] (by
+//! default, the number of cores the process may use) cuts each round expected to count
+//! [`Settings::with_parallel_from`] units of work into as many parts, which rayon's
+//! workers join against the relations, each into heads of its own, merged in order
+//! between rounds ([`runtime::parallel`]). Insertion, over-deletion and rederivation
+//! rounds split, and so do rederivation's derivability checks; a loss of support's rounds, which record stamps in join order, run on
+//! the calling thread. With `with_threads(1)` no round ever leaves the calling thread.
+//! The facts, every strategy's rounds and every explanation are the same for every
+//! number of threads; [`Strategy::Auto`]'s guard counts work, which follows table order
+//! as under another hash key (see below). A program whose column types are not `Send`
+//! and `Sync` (an `Rc<str>` column) runs every round on the calling thread.
+//!
+//! ```
+//! use dred::{Batch, Settings, Trace};
+//! dred::datalog! {
+//!     pub struct Graph;
+//!     @input pub struct E(pub u32, pub u32);
+//!     pub struct R(pub u32, pub u32);
+//!     R(x, y) <- E(x, y);
+//!     R(x, z) <- R(x, y), R(y, z);
+//! }
+//! let edges = || Batch::new().insert_all((0..300).map(|i| E(i, (i + 1) % 300)));
+//! let one = Settings::default().with_threads(1);
+//! let (sequential, _) = Graph::materialize_with_settings(edges(), one, Trace::Counts);
+//! let (parallel, _) = Graph::materialize_with_settings(edges(), one.with_threads(4), Trace::Counts);
+//! assert_eq!(parallel.relation::<R>().len(), 300 * 300);
+//! assert_eq!(sequential.relation::<R>().sorted(), parallel.relation::<R>().sorted());
+//! ```
+//!
 //! ## Hashing
 //!
 //! Every table of facts hashes them with a keyed hash (ahash, under keys drawn at random

@@ -13,7 +13,7 @@
 //! which reads counted work, may give up at another update.
 //!
 //! Only the rounds that carry no causes split: insertion, over-deletion and rederivation
-//! rounds. A loss of support ([`Admit::Held`]) pushes stamps in join order and chooses a
+//! rounds, and rederivation's derivability checks ([`derivable`]). A loss of support ([`Admit::Held`]) pushes stamps in join order and chooses a
 //! head-first join per group, and runs on the calling thread.
 
 use std::collections::hash_set;
@@ -121,10 +121,9 @@ pub fn fire<P: Program>(
     work: &mut Work,
 ) {
     let whole = Part::whole(program.indexes_built());
-    let settings = &program.bookkeeping().settings;
-    let threads = settings.threads();
-    if threads > 1 && !admit.has_causes() && delta.len() >= settings.parallel_from() {
-        let parts = whole.split(threads);
+    let before = work.units();
+    if !admit.has_causes() && splits(program, delta.len(), work) {
+        let parts = whole.split(program.bookkeeping().settings.threads());
         // Unless a spent budget may send the round back to run in one piece, the first
         // part adds to `out` itself, with the room its caller made.
         let first = match work.is_limited() {
@@ -134,6 +133,7 @@ pub fn fire<P: Program>(
         match program.fire_in_parts(delta, admit, &parts, &work.remaining(), first) {
             Ok(done) => {
                 if merge(done, out, work) {
+                    work.rate_round(delta.len(), before);
                     return;
                 }
             }
@@ -142,6 +142,33 @@ pub fn fire<P: Program>(
         }
     }
     program.fire(delta, admit, out, stamped, work, &whole);
+    work.rate_round(delta.len(), before);
+}
+
+/// Whether a round of `facts` delta facts (or candidates) splits: the program has more than
+/// one thread, and the round is expected to count at least [`Settings::parallel_from`]
+/// units, at the rate of the round before.
+///
+/// [`Settings::parallel_from`]: crate::Settings::parallel_from
+fn splits<P: Program>(program: &P, facts: usize, work: &Work) -> bool {
+    let settings = &program.bookkeeping().settings;
+    let expected = (facts as u64).saturating_mul(work.round_rate());
+    settings.threads() > 1 && facts > 0 && expected >= settings.parallel_from()
+}
+
+/// [`Program::derivable`], split over the program's threads when there are many
+/// candidates (see the [module](self) docs); on the calling thread otherwise.
+pub fn derivable<P: Program>(program: &P, candidates: &P::Facts, work: &mut Work) -> P::Facts {
+    if splits(program, candidates.len(), work) {
+        let parts = Part::whole(0).split(program.bookkeeping().settings.threads());
+        if let Some(done) = program.derivable_in_parts(candidates, &parts, &work.remaining()) {
+            let mut derived = P::Facts::default();
+            if merge(done, &mut derived, work) {
+                return derived;
+            }
+        }
+    }
+    program.derivable(candidates, work, &Part::whole(0))
 }
 
 /// Adds the parts' heads to `out` and their work to `work`, unless together they spent
@@ -169,15 +196,16 @@ fn merge<F: FactSets>(done: Vec<(F, Work)>, out: &mut F, work: &mut Work) -> boo
     true
 }
 
-/// Runs [`Program::fire_in_parts`] on rayon's workers, for programs whose facts may be
-/// shared across threads; generated code calls it through [`FireOnThreads`] or, for a
-/// program with a column type that is not `Send` and `Sync`, [`FireOnCaller`].
+/// Runs [`Program::fire_in_parts`] and [`Program::derivable_in_parts`] on rayon's
+/// workers, for programs whose facts may be shared across threads; generated code calls
+/// them through [`OnThreads`] or, for a program with a column type that is not `Send` and
+/// `Sync`, [`OnCaller`].
 #[doc(hidden)]
 pub struct Threads<'a, P>(pub &'a P);
 
 /// The parts of a round on rayon's workers.
 #[doc(hidden)]
-pub trait FireOnThreads<P: Program> {
+pub trait OnThreads<P: Program> {
     /// See [`Program::fire_in_parts`].
     fn fire_in_parts(
         &self,
@@ -187,9 +215,17 @@ pub trait FireOnThreads<P: Program> {
         budget: &Work,
         first: P::Facts,
     ) -> Result<Vec<(P::Facts, Work)>, P::Facts>;
+
+    /// See [`Program::derivable_in_parts`].
+    fn derivable_in_parts(
+        &self,
+        candidates: &P::Facts,
+        parts: &[Part],
+        budget: &Work,
+    ) -> Option<Vec<(P::Facts, Work)>>;
 }
 
-impl<P: Program + Sync> FireOnThreads<P> for Threads<'_, P>
+impl<P: Program + Sync> OnThreads<P> for Threads<'_, P>
 where
     P::Facts: Send + Sync,
 {
@@ -232,12 +268,30 @@ where
             .collect();
         Ok(done)
     }
+
+    fn derivable_in_parts(
+        &self,
+        candidates: &P::Facts,
+        parts: &[Part],
+        budget: &Work,
+    ) -> Option<Vec<(P::Facts, Work)>> {
+        let program = self.0;
+        let done = parts
+            .par_iter()
+            .map(|part| {
+                let mut work = budget.clone();
+                let derived = program.derivable(candidates, &mut work, part);
+                (derived, work)
+            })
+            .collect();
+        Some(done)
+    }
 }
 
-/// The fallback of [`FireOnThreads`] for programs whose facts cannot cross threads: the
-/// round runs in one piece on the calling thread.
+/// The fallback of [`OnThreads`] for programs whose facts cannot cross threads: the round
+/// runs in one piece on the calling thread.
 #[doc(hidden)]
-pub trait FireOnCaller<P: Program> {
+pub trait OnCaller<P: Program> {
     /// Always gives `first` back.
     fn fire_in_parts(
         &self,
@@ -250,6 +304,17 @@ pub trait FireOnCaller<P: Program> {
         let _ = (delta, admit, parts, budget);
         Err(first)
     }
+
+    /// Always `None`.
+    fn derivable_in_parts(
+        &self,
+        candidates: &P::Facts,
+        parts: &[Part],
+        budget: &Work,
+    ) -> Option<Vec<(P::Facts, Work)>> {
+        let _ = (candidates, parts, budget);
+        None
+    }
 }
 
-impl<P: Program> FireOnCaller<P> for &Threads<'_, P> {}
+impl<P: Program> OnCaller<P> for &Threads<'_, P> {}

@@ -239,7 +239,7 @@ pub trait Program: Sized {
     /// workers, each into a set of its own (the first into `first`), returned in part
     /// order; `Err(first)` if the program's facts cannot be shared across threads (a
     /// column type that is not `Send` and `Sync`). Generated as a call of
-    /// [`crate::parallel::FireOnThreads`].
+    /// [`crate::parallel::OnThreads`].
     #[allow(clippy::type_complexity)]
     fn fire_in_parts(
         &self,
@@ -249,9 +249,19 @@ pub trait Program: Sized {
         budget: &Work,
         first: Self::Facts,
     ) -> Result<Vec<(Self::Facts, Work)>, Self::Facts>;
-    /// The facts of `candidates` that some rule derives from the current relations
-    /// (head-bound lookups).
-    fn derivable(&self, candidates: &Self::Facts, work: &mut Work) -> Self::Facts;
+    /// The facts of `part` of `candidates` that some rule derives from the current
+    /// relations (head-bound lookups).
+    fn derivable(&self, candidates: &Self::Facts, work: &mut Work, part: &Part) -> Self::Facts;
+    /// [`Program::derivable`] of each of `parts` with a fresh `Work` like `budget`, on
+    /// rayon's workers, returned in part order; `None` if the program's facts cannot be
+    /// shared across threads. Generated as a call of [`crate::parallel::OnThreads`].
+    #[allow(clippy::type_complexity)]
+    fn derivable_in_parts(
+        &self,
+        candidates: &Self::Facts,
+        parts: &[Part],
+        budget: &Work,
+    ) -> Option<Vec<(Self::Facts, Work)>>;
     /// Checks the support of each fact of `candidates` (all held, each once, with its
     /// current stamp: as [`Program::fire`] hands them on), with head-bound lookups.
     /// A *supporting* instance has body facts that all hold and, unless they are input
@@ -350,7 +360,12 @@ pub struct Work {
     /// Exhausted past this many units.
     budget: u64,
     exhausted: bool,
+    /// The units per delta fact that the last join round counted ([`Work::round_rate`]).
+    round_rate: u64,
 }
+
+/// What a join round is expected to count per delta fact before any round has run.
+pub const FIRST_ROUND_RATE: u64 = 16;
 
 /// Work by kind, as [`Work`] counts it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -403,6 +418,7 @@ impl Work {
             facts: 0,
             budget: units,
             exhausted: false,
+            round_rate: FIRST_ROUND_RATE,
         }
     }
 
@@ -440,6 +456,22 @@ impl Work {
     /// A fresh count with what is left of this one's budget.
     pub fn remaining(&self) -> Work {
         Work::limited(self.budget.saturating_sub(self.units))
+    }
+
+    /// How many units per delta fact the last join round counted (at least 1), or
+    /// [`FIRST_ROUND_RATE`] before any: what the next round is expected to count per fact
+    /// ([`crate::parallel`] splits a round by it).
+    pub fn round_rate(&self) -> u64 {
+        self.round_rate
+    }
+
+    /// Records the rate of a round of `facts` delta facts that began when this count was
+    /// at `before` units.
+    pub fn rate_round(&mut self, facts: usize, before: u64) {
+        if facts > 0 {
+            let units = self.units.saturating_sub(before);
+            self.round_rate = (units / facts as u64).max(1);
+        }
     }
 
     /// Whether a budget may stop the joins ([`Work::limited`] rather than

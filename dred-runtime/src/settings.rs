@@ -24,10 +24,12 @@ pub const GHOST_SHARE: usize = 8;
 /// its bucket once per chunk: few rows beside a round's.
 pub const DELTA_CHUNK: usize = 1 << 14;
 
-/// From how many delta facts a join round is split over threads (when the program has more
-/// than one): below it, handing parts to other threads and merging their heads costs more
-/// than the joins they share.
-pub const PARALLEL_FROM: usize = 4096;
+/// From how much counted work (in units of a row visited, [`Work`](crate::Work)) a join
+/// round is expected to do before it is split over threads (when the program has more
+/// than one): below it, waking other threads and merging their heads costs more than the
+/// joins they share. A round of a linear closure's cycle, a few thousand facts that each
+/// read a few rows, stays on one thread; a materialization's large rounds split.
+pub const PARALLEL_FROM: u64 = 1 << 17;
 
 /// Which join a loss of support runs for a rule variant that has a head-first join as well
 /// as its body-first one. Both find the same heads; by default the cheaper is chosen per
@@ -82,7 +84,7 @@ pub struct Settings {
     delta_chunk: usize,
     reachability: bool,
     threads: usize,
-    parallel_from: usize,
+    parallel_from: u64,
 }
 
 impl Default for Settings {
@@ -154,10 +156,12 @@ impl Settings {
         self
     }
 
-    /// From how many delta facts a join round is split over threads (default
-    /// [`PARALLEL_FROM`]; at least 1). Tests lower it to split small rounds.
-    pub fn with_parallel_from(mut self, facts: usize) -> Self {
-        self.parallel_from = facts.max(1);
+    /// From how much work a join round is expected to count before it is split over
+    /// threads (default [`PARALLEL_FROM`]; at least 1, which splits every round). A round
+    /// expects as many units per delta fact as the round before it counted (16 for the
+    /// first one).
+    pub fn with_parallel_from(mut self, units: u64) -> Self {
+        self.parallel_from = units.max(1);
         self
     }
 
@@ -169,7 +173,7 @@ impl Settings {
 
     /// See [`Settings::with_parallel_from`].
     #[inline]
-    pub fn parallel_from(&self) -> usize {
+    pub fn parallel_from(&self) -> u64 {
         self.parallel_from
     }
 

@@ -1,7 +1,7 @@
 //! dred on one thread and on two, side by side in one run (#56): for every workload of the
 //! suite and of `general_workloads`, the from-scratch time with `threads = 1` and
-//! `threads = 2`, alternating, `DRED_THREADS_REPS` (default 3) times each, and the median
-//! of each; then the same for updates of 1, 100 and 1000 input facts deleted and as many
+//! `threads = 2`, and ascent's parallel mode's on pools of 1 and 2 threads, in rotation,
+//! `DRED_THREADS_REPS` (default 3) times each, and the median of each; then the same for updates of 1, 100 and 1000 input facts deleted and as many
 //! inserted (DRed, the default strategy, on a clone made outside the timing), but on the
 //! alias analysis, where DRed over-deletes nearly the whole model (a minute an update).
 //! `DRED_THREADS_WORKLOAD` (a part of a name) measures only the workloads it names.
@@ -11,6 +11,7 @@
 use std::time::{Duration, Instant};
 
 use dred::{Settings, Strategy};
+use dred_benches::ascent_par::{ascent_par_scratch, pool};
 use dred_benches::engines::DredProgram;
 use dred_benches::{env_or, general_workloads, median, update_facts, workloads};
 
@@ -20,7 +21,7 @@ const SIZES: [usize; 3] = [1, 100, 1000];
 fn main() {
     let repetitions: usize = env_or("DRED_THREADS_REPS", 3).max(1);
     let only: String = env_or("DRED_THREADS_WORKLOAD", String::new());
-    let from: usize = env_or("DRED_THREADS_FROM", dred::runtime::settings::PARALLEL_FROM);
+    let from: u64 = env_or("DRED_THREADS_FROM", dred::runtime::settings::PARALLEL_FROM);
     let with = |threads| {
         Settings::default()
             .with_threads(threads)
@@ -34,6 +35,8 @@ fn main() {
     );
     for workload in all.into_iter().filter(|w| w.name.contains(&only)) {
         let mut scratch: [Vec<Duration>; 2] = [Vec::new(), Vec::new()];
+        let mut ascent: [Vec<Duration>; 2] = [Vec::new(), Vec::new()];
+        let pools = [pool(1), pool(2)];
         let mut programs = Vec::new();
         for _ in 0..repetitions {
             for (slot, threads) in [1, 2].into_iter().enumerate() {
@@ -43,19 +46,19 @@ fn main() {
                 if programs.len() < 2 {
                     programs.push(program);
                 }
+                let started = Instant::now();
+                ascent_par_scratch(&workload, &pools[slot]);
+                ascent[slot].push(started.elapsed());
             }
         }
+        let seconds = |samples: &[Duration]| median(samples.to_vec()).as_secs_f64();
         let mut fields = vec![
             format!("\"workload\": {:?}", workload.name),
             format!("\"derived\": {}", programs[0].derived_len()),
-            format!(
-                "\"scratch_1_s\": {}",
-                median(scratch[0].clone()).as_secs_f64()
-            ),
-            format!(
-                "\"scratch_2_s\": {}",
-                median(scratch[1].clone()).as_secs_f64()
-            ),
+            format!("\"scratch_1_s\": {}", seconds(&scratch[0])),
+            format!("\"scratch_2_s\": {}", seconds(&scratch[1])),
+            format!("\"ascent_par_1_s\": {}", seconds(&ascent[0])),
+            format!("\"ascent_par_2_s\": {}", seconds(&ascent[1])),
         ];
         let sizes = match workload.name.starts_with("alias") {
             true => &[][..],
@@ -73,8 +76,8 @@ fn main() {
                 }
             }
             for (slot, threads) in [1, 2].into_iter().enumerate() {
-                let seconds = median(times[slot].clone()).as_secs_f64();
-                fields.push(format!("\"update_{k}_{threads}_s\": {seconds}"));
+                let median = seconds(&times[slot]);
+                fields.push(format!("\"update_{k}_{threads}_s\": {median}"));
             }
         }
         println!("{{{}}}", fields.join(", "));

@@ -102,7 +102,7 @@ impl Context<'_> {
                         quote!()
                     } else {
                         quote! {
-                            for head in &candidates.#name {
+                            for head in part.rows(&candidates.#name) {
                                 if work.exhausted() {
                                     return derived;
                                 }
@@ -274,11 +274,16 @@ impl Context<'_> {
                 #indexes_built
                 fn fire_in_parts(&self, delta: &#facts, admit: #rt::Admit<&#facts>, parts: &[#rt::parallel::Part], budget: &#rt::Work, first: #facts) -> ::core::result::Result<::std::vec::Vec<(#facts, #rt::Work)>, #facts> {
                     #[allow(unused_imports)]
-                    use #rt::parallel::{FireOnCaller as _, FireOnThreads as _};
+                    use #rt::parallel::{OnCaller as _, OnThreads as _};
                     (&#rt::parallel::Threads(self)).fire_in_parts(delta, admit, parts, budget, first)
                 }
+                fn derivable_in_parts(&self, candidates: &#facts, parts: &[#rt::parallel::Part], budget: &#rt::Work) -> ::core::option::Option<::std::vec::Vec<(#facts, #rt::Work)>> {
+                    #[allow(unused_imports)]
+                    use #rt::parallel::{OnCaller as _, OnThreads as _};
+                    (&#rt::parallel::Threads(self)).derivable_in_parts(candidates, parts, budget)
+                }
                 #[allow(unused_mut)]
-                fn derivable(&self, candidates: &#facts, work: &mut #rt::Work) -> #facts {
+                fn derivable(&self, candidates: &#facts, work: &mut #rt::Work, part: &#rt::parallel::Part) -> #facts {
                     let mut derived = <#facts as ::std::default::Default>::default();
                     #(#derivable)*
                     derived

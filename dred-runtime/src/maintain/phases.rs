@@ -445,7 +445,8 @@ pub(super) fn rederive_phase<P: Program>(
     trace: Trace,
     work: &mut Work,
 ) -> Option<P::Facts> {
-    let mut restored = program.derivable(derivable_first.as_ref().unwrap_or(&pending), work);
+    let mut restored =
+        parallel::derivable(program, derivable_first.as_ref().unwrap_or(&pending), work);
     if work.is_exhausted() {
         return None;
     }
