@@ -187,11 +187,7 @@ fn merge<F: FactSets>(done: Vec<(F, Work)>, out: &mut F, work: &mut Work) -> boo
     }
     *work = total;
     for (heads, _) in done {
-        if out.is_empty() {
-            *out = heads;
-        } else {
-            out.union_with(&heads);
-        }
+        out.merge_from(heads);
     }
     true
 }

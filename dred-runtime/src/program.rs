@@ -25,6 +25,8 @@ pub trait FactSets: Default + Clone + std::fmt::Debug {
     }
     /// Adds every fact of `other`.
     fn union_with(&mut self, other: &Self);
+    /// Adds every fact of `other`, taken: each relation's larger set keeps its table.
+    fn merge_from(&mut self, other: Self);
     /// Removes every fact of `other`.
     fn subtract(&mut self, other: &Self);
     /// Removes every fact, keeping the sets' room for the next round's facts.

@@ -2,7 +2,8 @@
 //! `peak_memory <engine> <workload index>` prints the peak resident set (KiB) after the
 //! from-scratch materialization, and for dred also after a soak of update batches
 //! (1-fact deletions and re-insertions), which must not grow it; then, for dred, what its
-//! relations keep allocated (`heap_bytes`, in bytes) after each of the two.
+//! relations keep allocated (`heap_bytes`, in bytes) after each of the two. The engine
+//! `dred-threads-1` is dred from scratch on one thread (`dred` runs on one per core).
 
 use dred_benches::engines::*;
 use dred_benches::{update_facts, workloads};
@@ -35,6 +36,13 @@ fn main() {
             }
             after_soak = Some((peak_kib(), materialized, program.heap_bytes()));
             std::hint::black_box(program.derived_len());
+        }
+        // dred from scratch with `threads` 1 (the `dred` engine runs with the default, one
+        // thread per core): what splitting rounds over threads adds to the peak.
+        "dred-threads-1" => {
+            let settings = dred::Settings::default().with_threads(1);
+            std::hint::black_box(DredProgram::from_scratch_with(workload, settings));
+            scratch_kib = peak_kib();
         }
         // The process with the workload's inputs generated and no engine run: what every
         // engine's peak includes.

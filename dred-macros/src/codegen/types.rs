@@ -302,6 +302,9 @@ impl Context<'_> {
                 fn union_with(&mut self, other: &Self) {
                     #(#rt::generated::union_sets(&mut self.#names, &other.#names);)*
                 }
+                fn merge_from(&mut self, other: Self) {
+                    #(#rt::generated::merge_sets(&mut self.#names, other.#names);)*
+                }
                 fn subtract(&mut self, other: &Self) {
                     #(#rt::generated::subtract_sets(&mut self.#names, &other.#names);)*
                 }

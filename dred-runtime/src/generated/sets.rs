@@ -30,6 +30,24 @@ pub fn union_sets<T: Tuple>(set: &mut FactSet<T>, other: &FactSet<T>) {
     set.extend(other.iter().cloned());
 }
 
+/// Adds every fact of `other` to `set`, taking them: the larger of the two keeps its table
+/// and takes the other's facts, so that no table is copied (a round split over threads
+/// merges its parts' heads at its memory peak).
+///
+/// ```
+/// use dred_runtime::generated::merge_sets;
+/// use dred_runtime::FactSet;
+/// let mut set: FactSet<(u32,)> = [(1,)].into_iter().collect();
+/// merge_sets(&mut set, [(1,), (2,), (3,)].into_iter().collect());
+/// assert_eq!(set, [(1,), (2,), (3,)].into_iter().collect());
+/// ```
+pub fn merge_sets<T: Tuple>(set: &mut FactSet<T>, mut other: FactSet<T>) {
+    if other.len() > set.len() {
+        std::mem::swap(set, &mut other);
+    }
+    set.extend(other);
+}
+
 /// Empties `set` for a round of about `expected` facts: keeps its room if that is at
 /// most twice what `expected` facts take, so that rounds of steady size reuse one table;
 /// frees it otherwise, so that a large round's room is not held through the smaller ones
