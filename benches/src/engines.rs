@@ -342,32 +342,44 @@ impl DredProgram {
 // ---------------------------------------------------------------------------------------
 // ascent
 
-mod ascent_programs {
-    ascent::ascent! {
+/// Each of the peer's programs twice, from one text: `ascent!` for ascent, and
+/// `ascent_par!` for its parallel mode ([`crate::ascent_par`]).
+macro_rules! ascent_programs {
+    ($({ $($program:tt)* })*) => {
+        mod ascent_programs {
+            $(ascent::ascent! { $($program)* })*
+        }
+
+        /// The suite's programs in ascent's parallel mode.
+        pub(crate) mod ascent_par_programs {
+            $(ascent::ascent_par! { $($program)* })*
+        }
+    };
+}
+
+ascent_programs! {
+    {
         pub struct TcNonlinear;
         relation e(u32, u32);
         relation r(u32, u32);
         r(x, y) <-- e(x, y);
         r(x, z) <-- r(x, y), r(y, z);
     }
-
-    ascent::ascent! {
+    {
         pub struct TcLinear;
         relation e(u32, u32);
         relation r(u32, u32);
         r(x, y) <-- e(x, y);
         r(x, z) <-- e(x, y), r(y, z);
     }
-
-    ascent::ascent! {
+    {
         pub struct SameGeneration;
         relation par(u32, u32);
         relation sg(u32, u32);
         sg(x, y) <-- par(x, p), par(y, p);
         sg(x, y) <-- par(x, a), sg(a, b), par(y, b);
     }
-
-    ascent::ascent! {
+    {
         pub struct Andersen;
         relation address_of(u32, u32);
         relation assign(u32, u32);
@@ -379,8 +391,7 @@ mod ascent_programs {
         pt(v, o) <-- load(v, p), pt(p, q), pt(q, o);
         pt(q, o) <-- store(p, w), pt(p, q), pt(w, o);
     }
-
-    ascent::ascent! {
+    {
         pub struct Alias;
         relation assign(u32, u32);
         relation dereference(u32, u32);
