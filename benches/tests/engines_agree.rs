@@ -41,6 +41,12 @@ fn all_engines_derive_the_same_facts() {
             workload.rules
         );
         assert_eq!(
+            ascent_par::ascent_par_scratch(&workload, &ascent_par::pool(2)),
+            expected,
+            "ascent_par {:?}",
+            workload.rules
+        );
+        assert_eq!(
             crepe_scratch(&workload),
             expected,
             "crepe {:?}",
