@@ -342,74 +342,7 @@ impl DredProgram {
 // ---------------------------------------------------------------------------------------
 // ascent
 
-/// Each of the peer's programs twice, from one text: `ascent!` for ascent, and
-/// `ascent_par!` for its parallel mode ([`crate::ascent_par`]).
-macro_rules! ascent_programs {
-    ($({ $($program:tt)* })*) => {
-        mod ascent_programs {
-            $(ascent::ascent! { $($program)* })*
-        }
-
-        /// The suite's programs in ascent's parallel mode.
-        pub(crate) mod ascent_par_programs {
-            $(ascent::ascent_par! { $($program)* })*
-        }
-    };
-}
-
-ascent_programs! {
-    {
-        pub struct TcNonlinear;
-        relation e(u32, u32);
-        relation r(u32, u32);
-        r(x, y) <-- e(x, y);
-        r(x, z) <-- r(x, y), r(y, z);
-    }
-    {
-        pub struct TcLinear;
-        relation e(u32, u32);
-        relation r(u32, u32);
-        r(x, y) <-- e(x, y);
-        r(x, z) <-- e(x, y), r(y, z);
-    }
-    {
-        pub struct SameGeneration;
-        relation par(u32, u32);
-        relation sg(u32, u32);
-        sg(x, y) <-- par(x, p), par(y, p);
-        sg(x, y) <-- par(x, a), sg(a, b), par(y, b);
-    }
-    {
-        pub struct Andersen;
-        relation address_of(u32, u32);
-        relation assign(u32, u32);
-        relation load(u32, u32);
-        relation store(u32, u32);
-        relation pt(u32, u32);
-        pt(p, o) <-- address_of(p, o);
-        pt(p, o) <-- assign(p, q), pt(q, o);
-        pt(v, o) <-- load(v, p), pt(p, q), pt(q, o);
-        pt(q, o) <-- store(p, w), pt(p, q), pt(w, o);
-    }
-    {
-        pub struct Alias;
-        relation assign(u32, u32);
-        relation dereference(u32, u32);
-        relation value_flow(u32, u32);
-        relation memory_alias(u32, u32);
-        relation value_alias(u32, u32);
-        value_flow(y, x) <-- assign(y, x);
-        value_flow(x, y) <-- assign(x, z), memory_alias(z, y);
-        value_flow(x, y) <-- value_flow(x, z), value_flow(z, y);
-        memory_alias(x, w) <-- dereference(y, x), value_alias(y, z), dereference(z, w);
-        value_alias(x, y) <-- value_flow(z, x), value_flow(z, y);
-        value_alias(x, y) <-- value_flow(z, x), memory_alias(z, w), value_flow(w, y);
-        value_flow(x, x) <-- assign(x, _);
-        value_flow(x, x) <-- assign(_, x);
-        memory_alias(x, x) <-- assign(_, x);
-        memory_alias(x, x) <-- assign(x, _);
-    }
-}
+pub use crate::ascent::{ascent_par_scratch, ascent_scratch};
 
 fn input<'a>(workload: &'a Workload, name: &str) -> &'a Facts {
     &workload
@@ -418,47 +351,6 @@ fn input<'a>(workload: &'a Workload, name: &str) -> &'a Facts {
         .find(|(n, _)| *n == name)
         .expect("input")
         .1
-}
-
-/// ascent, from scratch: the number of derived facts.
-pub fn ascent_scratch(workload: &Workload) -> usize {
-    use ascent_programs::*;
-    match workload.rules {
-        Rules::TcNonlinear => {
-            let mut p = TcNonlinear::default();
-            p.e = input(workload, "E").clone();
-            p.run();
-            p.r.len()
-        }
-        Rules::TcLinear => {
-            let mut p = TcLinear::default();
-            p.e = input(workload, "E").clone();
-            p.run();
-            p.r.len()
-        }
-        Rules::SameGeneration => {
-            let mut p = SameGeneration::default();
-            p.par = input(workload, "Par").clone();
-            p.run();
-            p.sg.len()
-        }
-        Rules::Andersen => {
-            let mut p = Andersen::default();
-            p.address_of = input(workload, "AddressOf").clone();
-            p.assign = input(workload, "Assign").clone();
-            p.load = input(workload, "Load").clone();
-            p.store = input(workload, "Store").clone();
-            p.run();
-            p.pt.len()
-        }
-        Rules::Alias => {
-            let mut p = Alias::default();
-            p.assign = input(workload, "Assign").clone();
-            p.dereference = input(workload, "Dereference").clone();
-            p.run();
-            p.value_flow.len() + p.memory_alias.len() + p.value_alias.len()
-        }
-    }
 }
 
 // ---------------------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 //! generators, and each program written once per engine (dred, ascent, crepe, datafrog,
 //! differential-dataflow).
 
-pub mod ascent_par;
+pub mod ascent;
 pub mod engines;
 
 /// A small xorshift generator: the workloads must not depend on a crate's RNG version.

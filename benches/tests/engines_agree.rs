@@ -41,7 +41,7 @@ fn all_engines_derive_the_same_facts() {
             workload.rules
         );
         assert_eq!(
-            ascent_par::ascent_par_scratch(&workload, &ascent_par::pool(2)),
+            ascent::ascent_par_scratch(&workload, &ascent::pool(2)),
             expected,
             "ascent_par {:?}",
             workload.rules

@@ -11,7 +11,7 @@
 use std::time::{Duration, Instant};
 
 use dred::{Settings, Strategy};
-use dred_benches::ascent_par::{ascent_par_scratch, pool};
+use dred_benches::ascent::{ascent_par_scratch, pool};
 use dred_benches::engines::DredProgram;
 use dred_benches::{env_or, general_workloads, median, update_facts, workloads};
 
