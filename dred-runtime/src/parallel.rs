@@ -235,24 +235,17 @@ where
     ) -> Result<Vec<(P::Facts, Work)>, P::Facts> {
         let program = self.0;
         // The first part's set has room for the whole round's heads (its caller's, or as
-        // the insertion rounds reserve), so that the others join it without a rehash; the
-        // others, for their share.
-        let mut first = Some(first);
-        let starts: Vec<P::Facts> = (0..parts.len())
-            .map(|_| match first.take() {
-                Some(mut heads) => {
-                    if heads.is_empty() {
-                        heads.reserve_share_of(delta, 2);
-                    }
-                    heads
-                }
-                None => {
-                    let mut heads = P::Facts::default();
-                    heads.reserve_share_of(delta, 2 * parts.len());
-                    heads
-                }
-            })
-            .collect();
+        // the insertion rounds reserve); the others, for their share.
+        let mut first = first;
+        if first.is_empty() {
+            first.reserve_share_of(delta, 2);
+        }
+        let rest = (1..parts.len()).map(|_| {
+            let mut heads = P::Facts::default();
+            heads.reserve_share_of(delta, 2 * parts.len());
+            heads
+        });
+        let starts: Vec<P::Facts> = std::iter::once(first).chain(rest).collect();
         let done = parts
             .par_iter()
             .zip(starts)
