@@ -16,6 +16,8 @@ pub mod admit;
 pub mod batch;
 mod bitset;
 pub mod closure;
+#[cfg(feature = "dataflow")]
+pub mod dataflow;
 pub mod explain;
 mod fact;
 mod fact_map;

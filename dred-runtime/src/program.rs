@@ -15,7 +15,7 @@ use crate::text::{FieldError, GroundFact, TextError};
 /// works relation by relation.
 pub trait FactSets: Default + Clone + std::fmt::Debug {
     /// A single fact of any relation (the generated `…Fact` enum); displays as `R(a,b)`.
-    type Fact: Clone + Eq + std::hash::Hash + Ord + std::fmt::Debug + std::fmt::Display;
+    type Fact: Clone + Eq + std::hash::Hash + Ord + std::fmt::Debug + std::fmt::Display + 'static;
 
     /// Total number of facts.
     fn len(&self) -> usize;

@@ -13,6 +13,8 @@ use syn::{Ident, Index};
 use crate::ir::{self, TypeClass};
 use crate::plan::{Access, HeadFirst, Plan};
 
+#[cfg(feature = "dataflow")]
+mod dataflow;
 mod glue;
 mod held;
 mod joins;
@@ -83,6 +85,10 @@ pub fn generate(program: &ir::Program, plan: &Plan) -> TokenStream {
     let inherent = cx.inherent_impl();
     let answers = program.answers.as_ref().map(|a| cx.answers_impl(a));
     let type_assertions = program.type_assertions.iter().map(type_assertion);
+    #[cfg(feature = "dataflow")]
+    let dataflow = cx.dataflow_impl();
+    #[cfg(not(feature = "dataflow"))]
+    let dataflow = TokenStream::new();
     quote! {
         #(#type_assertions)*
         #answers
@@ -93,6 +99,7 @@ pub fn generate(program: &ir::Program, plan: &Plan) -> TokenStream {
         #fact_enum
         #program_impl
         #inherent
+        #dataflow
     }
 }
 

@@ -1,0 +1,380 @@
+//! The program as a differential-dataflow dataflow (feature `dataflow`): the
+//! `dred::runtime::dataflow::Dataflow` impl. Each relation is a collection of tuples of its
+//! column values; each recursive component an iterative scope with one variable per
+//! relation; each rule a chain of joins in the order of its plan's delta join from its
+//! first recursive atom, one arrangement per step. The runtime runs it
+//! (`dred_runtime::dataflow::run`).
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+use syn::Ident;
+
+use super::{tuple, Context};
+use crate::ir::{self, Term, TypeClass};
+use crate::plan::ColumnUse;
+
+impl Context<'_> {
+    /// The `Dataflow` impl, for a program whose every column is of a type known to cross
+    /// processes (see [`crosses_processes`]); nothing for any other, which then still
+    /// compiles, with the feature on, as it does without.
+    pub(super) fn dataflow_impl(&self) -> TokenStream {
+        let columns = self.program.relations.iter().flat_map(|r| &r.columns);
+        if !columns.into_iter().all(crosses_processes) {
+            return TokenStream::new();
+        }
+        let rt = &self.rt;
+        let (program, fact_enum) = (&self.program.name, &self.fact_enum);
+        let df = quote!(#rt::dataflow);
+        let inputs = self
+            .program
+            .relations
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.input);
+        let inputs = inputs.map(|(k, relation)| {
+            let (name, ty) = (&relation.name, self.ty(relation));
+            let columns = column_idents(relation.columns.len());
+            let row = tuple(&columns);
+            let rel = rel_ident(k);
+            quote! {
+                let #rel = #df::latest(input.clone().flat_map(|(fact, instruction)| match fact {
+                    #fact_enum::#name(#ty(#(#columns),*)) => ::core::option::Option::Some((#row, instruction)),
+                    #[allow(unreachable_patterns)]
+                    _ => ::core::option::Option::None,
+                }));
+            }
+        });
+        let components = self
+            .components()
+            .into_iter()
+            .map(|(members, recursive)| self.component(&members, recursive));
+        let derived: Vec<usize> = (0..self.program.relations.len())
+            .filter(|&k| !self.relation(k).input)
+            .collect();
+        let outputs = derived.iter().map(|&k| {
+            let relation = self.relation(k);
+            let (name, ty) = (&relation.name, self.ty(relation));
+            let columns = column_idents(relation.columns.len());
+            let row = tuple(&columns);
+            let rel = rel_ident(k);
+            quote!(#rel.map(|#row| #fact_enum::#name(#ty(#(#columns),*))))
+        });
+        let names: Vec<&Ident> = self.program.relations.iter().map(|r| &r.name).collect();
+        let positions = 0..names.len();
+        let empty_deref = self.empty_deref();
+        quote! {
+            #[allow(
+                unused_variables,
+                unreachable_code,
+                clippy::clone_on_copy,
+                clippy::redundant_clone,
+                clippy::unused_unit
+            )]
+            impl #df::Dataflow for #program {
+                fn dataflow<'scope>(
+                    input: #df::Facts<'scope, #df::Time, (#fact_enum, #df::Instruction)>,
+                    unit: #df::Facts<'scope, #df::Time, ()>,
+                ) -> #df::Facts<'scope, #df::Time, #fact_enum> {
+                    let scope = unit.scope();
+                    #(#inputs)*
+                    #(#components)*
+                    unit.flat_map(|()| ::core::option::Option::None::<#fact_enum>)
+                        #(.concat(#outputs))*
+                }
+
+                fn relation_of(fact: &#fact_enum) -> usize {
+                    match #empty_deref fact { #(#fact_enum::#names(_) => #positions,)* }
+                }
+
+                fn tsv_line(fact: &#fact_enum) -> ::std::string::String {
+                    let mut line = ::std::string::String::new();
+                    match #empty_deref fact {
+                        #(#fact_enum::#names(fact) => #rt::Record::write_tsv(fact, &mut line),)*
+                    }
+                    line
+                }
+            }
+        }
+    }
+
+    /// The derived relations in components of mutual dependence, each after the components
+    /// it reads, with whether it is recursive.
+    fn components(&self) -> Vec<(Vec<usize>, bool)> {
+        let n = self.program.relations.len();
+        // reaches[a][b]: a's facts depend on b's, through one rule or more.
+        let mut reaches = vec![vec![false; n]; n];
+        for rule in &self.program.rules {
+            for atom in &rule.body {
+                reaches[rule.head.relation][atom.relation] = true;
+            }
+        }
+        for via in 0..n {
+            let through = reaches[via].clone();
+            for row in reaches.iter_mut().filter(|row| row[via]) {
+                for (reach, &more) in row.iter_mut().zip(&through) {
+                    *reach |= more;
+                }
+            }
+        }
+        let mut left: Vec<usize> = (0..n).filter(|&k| !self.relation(k).input).collect();
+        let mut components = Vec::new();
+        while !left.is_empty() {
+            // A relation that reads nothing still unplaced outside its own component.
+            let ready = left
+                .iter()
+                .copied()
+                .find(|&a| left.iter().all(|&b| !reaches[a][b] || reaches[b][a]))
+                .expect("components of mutual dependence form an acyclic graph");
+            let members: Vec<usize> = left
+                .iter()
+                .copied()
+                .filter(|&b| b == ready || (reaches[ready][b] && reaches[b][ready]))
+                .collect();
+            left.retain(|b| !members.contains(b));
+            components.push((members, reaches[ready][ready]));
+        }
+        components
+    }
+
+    /// One component's relations, bound to their `rel_k` names in the outer scope: a
+    /// recursive one from an iterative scope.
+    fn component(&self, members: &[usize], recursive: bool) -> TokenStream {
+        if !recursive {
+            let k = members[0];
+            let (rel, body) = (rel_ident(k), self.relation_rules(k, &[]));
+            return quote!(let #rel = #body;);
+        }
+        let rels: Vec<Ident> = members.iter().map(|&k| rel_ident(k)).collect();
+        let variables: Vec<Ident> = members
+            .iter()
+            .map(|&k| format_ident!("var_{}", k))
+            .collect();
+        let nexts: Vec<Ident> = members
+            .iter()
+            .map(|&k| format_ident!("next_{}", k))
+            .collect();
+        let mut outer: Vec<usize> = self
+            .program
+            .rules
+            .iter()
+            .filter(|rule| members.contains(&rule.head.relation))
+            .flat_map(|rule| rule.body.iter().map(|atom| atom.relation))
+            .filter(|k| !members.contains(k))
+            .collect();
+        outer.sort_unstable();
+        outer.dedup();
+        let entered = outer.iter().map(|&k| {
+            let rel = rel_ident(k);
+            quote!(let #rel = #rel.clone().enter(inner);)
+        });
+        let bodies = members.iter().map(|&k| self.relation_rules(k, members));
+        let df = quote!(::dred::runtime::dataflow);
+        quote! {
+            let (#(#rels,)*) = scope.iterative::<u64, _, _>(|inner| {
+                let step = #df::timely::order::Product::new(::core::default::Default::default(), 1);
+                let unit = unit.clone().enter(inner);
+                #(#entered)*
+                #(let (#variables, #rels) = #df::differential_dataflow::operators::iterate::Variable::new(inner, step.clone());)*
+                #(let #nexts = #bodies;)*
+                #(#variables.set(#nexts.clone());)*
+                (#(#nexts.leave(scope),)*)
+            });
+        }
+    }
+
+    /// The union of the rules deriving relation `k`, made distinct.
+    fn relation_rules(&self, k: usize, component: &[usize]) -> TokenStream {
+        let relation = self.relation(k);
+        let types: Vec<TokenStream> = relation
+            .columns
+            .iter()
+            .map(|c| {
+                let ty = &c.ty;
+                quote!(#ty)
+            })
+            .collect();
+        let row_ty = tuple(&types);
+        let rules = self
+            .rules_of(k)
+            .map(|(i, rule)| self.rule_dataflow(i, rule, component));
+        quote! {
+            unit.clone().flat_map(|()| ::core::option::Option::None::<#row_ty>)
+                #(.concat(#rules))*
+                .distinct()
+        }
+    }
+
+    /// Rule `i`'s head tuples: its body joined step by step, starting from its first atom
+    /// of `component` (if any), in the order of its plan's delta join from there.
+    fn rule_dataflow(&self, i: usize, rule: &ir::Rule, component: &[usize]) -> TokenStream {
+        let plan = &self.plan.rules[i];
+        let start = rule
+            .body
+            .iter()
+            .position(|atom| component.contains(&atom.relation))
+            .unwrap_or(0);
+        let mut bound: Vec<usize> = Vec::new();
+        let mut chain = quote!(unit.clone());
+        let mut first = true;
+        if let Some(join) = plan.deltas.get(start) {
+            for step in &join.steps {
+                let atom = &rule.body[step.atom];
+                let columns = column_idents(atom.terms.len());
+                let row = tuple(&columns);
+                let rel = rel_ident(atom.relation);
+                let mut filters = Vec::new();
+                let mut key: Vec<usize> = Vec::new();
+                let mut fresh: Vec<usize> = Vec::new();
+                for (c, use_) in step.columns.iter().enumerate() {
+                    let column = &columns[c];
+                    match use_ {
+                        ColumnUse::Bind(v) => fresh.push(*v),
+                        ColumnUse::Check(v) => {
+                            if bound.contains(v) {
+                                key.push(*v);
+                            } else {
+                                let earlier = &columns[first_column(&step.columns, *v)];
+                                filters.push(quote!(#column == #earlier));
+                            }
+                        }
+                        ColumnUse::Const => {
+                            let Term::Const(constant) = &atom.terms[c] else {
+                                unreachable!("a constant column holds a constant")
+                            };
+                            let value =
+                                self.constant(&self.relation(atom.relation).columns[c], constant);
+                            filters.push(quote!(*#column == #value));
+                        }
+                        ColumnUse::Ignore => {}
+                    }
+                }
+                let binds = |vars: &[usize]| -> Vec<TokenStream> {
+                    vars.iter()
+                        .map(|&v| {
+                            let column = &columns[first_column(&step.columns, v)];
+                            quote!(::std::clone::Clone::clone(#column))
+                        })
+                        .collect()
+                };
+                let (key_values, fresh_values) = (tuple(&binds(&key)), tuple(&binds(&fresh)));
+                let rows = quote! {
+                    #rel.clone().flat_map(|row| {
+                        let #row = &row;
+                        if true #(&& #filters)* {
+                            ::core::option::Option::Some((#key_values, #fresh_values))
+                        } else {
+                            ::core::option::Option::None
+                        }
+                    })
+                };
+                let before = tuple(&vars(rule, &bound));
+                let before_owned = tuple(&owned(rule, &bound));
+                let key_owned = tuple(&owned(rule, &key));
+                let fresh_vars = tuple(&vars(rule, &fresh));
+                for v in &fresh {
+                    if !bound.contains(v) {
+                        bound.push(*v);
+                    }
+                }
+                let after = tuple(&owned(rule, &bound));
+                chain = if first {
+                    quote!(#rows.map(|row| { let (_, #fresh_vars) = &row; #after }))
+                } else {
+                    quote! {
+                        #chain
+                            .map(|row| { let #before = &row; (#key_owned, #before_owned) })
+                            .join_map(#rows, |_, #before, #fresh_vars| #after)
+                    }
+                };
+                first = false;
+            }
+        }
+        let before = tuple(&vars(rule, &bound));
+        let head_relation = self.relation(rule.head.relation);
+        let head = rule
+            .head
+            .terms
+            .iter()
+            .zip(&head_relation.columns)
+            .map(|(term, column)| match term {
+                Term::Var(v) => {
+                    let var = var(rule, *v);
+                    quote!(::std::clone::Clone::clone(#var))
+                }
+                Term::Const(constant) => self.constant(column, constant),
+                Term::Wildcard => unreachable!("a head has no `_`"),
+            });
+        let head = tuple(&head.collect::<Vec<_>>());
+        quote!(#chain.map(|row| { let #before = &row; #head }))
+    }
+
+    /// A constant as an owned value of `column`'s type.
+    fn constant(&self, column: &ir::Column, constant: &ir::Const) -> TokenStream {
+        let (value, ty) = (&constant.expr, &column.ty);
+        match column.class {
+            TypeClass::Str { owned: true } => quote!(::std::string::String::from(#value)),
+            _ => quote!({ let value: #ty = #value; value }),
+        }
+    }
+}
+
+/// Whether a column's values can be sent to another process as they are (serde) and
+/// received there: integers, `bool`, `char`, `String` and `dred::Symbol`. Not
+/// `&'static str` (a received string has no `'static` home), nor a user's type, which
+/// may lack serde's traits: rustc, not the macro, knows, and a missing trait would be an
+/// error in generated code.
+fn crosses_processes(column: &ir::Column) -> bool {
+    match column.class {
+        TypeClass::Int { .. } | TypeClass::Bool | TypeClass::Char => true,
+        TypeClass::Str { owned } => owned,
+        TypeClass::Other => matches!(
+            column.ty_text.as_str(),
+            "Symbol" | "dred::Symbol" | "::dred::Symbol" | "dred::runtime::Symbol"
+        ),
+    }
+}
+
+/// The first column of a step that holds variable `v`.
+fn first_column(columns: &[ColumnUse], v: usize) -> usize {
+    columns
+        .iter()
+        .position(|use_| matches!(use_, ColumnUse::Bind(w) | ColumnUse::Check(w) if *w == v))
+        .expect("the step holds the variable")
+}
+
+fn column_idents(n: usize) -> Vec<TokenStream> {
+    (0..n)
+        .map(|c| {
+            let c = format_ident!("c{}", c);
+            quote!(#c)
+        })
+        .collect()
+}
+
+fn rel_ident(k: usize) -> Ident {
+    format_ident!("rel_{}", k)
+}
+
+fn var(rule: &ir::Rule, v: usize) -> Ident {
+    format_ident!("v_{}", rule.vars[v])
+}
+
+/// The variables as patterns (bound by reference in join closures).
+fn vars(rule: &ir::Rule, vars: &[usize]) -> Vec<TokenStream> {
+    vars.iter()
+        .map(|&v| {
+            let var = var(rule, v);
+            quote!(#var)
+        })
+        .collect()
+}
+
+/// The variables (bound by reference), cloned.
+fn owned(rule: &ir::Rule, vars: &[usize]) -> Vec<TokenStream> {
+    vars.iter()
+        .map(|&v| {
+            let var = var(rule, v);
+            quote!(::std::clone::Clone::clone(#var))
+        })
+        .collect()
+}

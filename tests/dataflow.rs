@@ -1,0 +1,349 @@
+//! The distributed path (feature `dataflow`): the property tests' programs, on random
+//! input facts and random histories of update batches written as fact files, run on timely
+//! with one worker, two workers in one process, and two processes talking over the
+//! loopback interface. After the inputs and after every batch, each derived relation
+//! holds exactly the local engine's facts (and the count `run` reports is their number).
+//!
+//! `cargo test --features dataflow --test dataflow`. Histories per program and run: 3 by
+//! default; set `DRED_DATAFLOW_CASES` for a longer soak.
+#![cfg(feature = "dataflow")]
+
+mod shapes;
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use dred::runtime::dataflow::{run, BatchCounts, Dataflow, Job};
+use dred::runtime::io::read_input_dir;
+use dred::runtime::maintain::materialize;
+use dred::runtime::{Batch, Program, Strategy, Trace};
+use shapes::*;
+
+fn cases() -> u64 {
+    std::env::var("DRED_DATAFLOW_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(3)
+}
+
+/// A deterministic generator (splitmix64).
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        (z ^ (z >> 31)) % n
+    }
+}
+
+/// One random line of input relation `columns`' fact file.
+fn random_line(columns: &[&str], rng: &mut Rng) -> String {
+    let fields: Vec<String> = columns
+        .iter()
+        .map(|ty| match *ty {
+            "String" | "Symbol" | "dred::Symbol" => {
+                ["a", "b", "c", "x y"][rng.below(4) as usize].to_string()
+            }
+            _ => rng.below(6).to_string(),
+        })
+        .collect();
+    fields.join("\t")
+}
+
+/// Writes `P`'s random inputs to `<dir>/inputs` and `batches` random batches to
+/// `<dir>/batch-<i>/{delete,insert}`: deletions of held and of absent facts, insertions of
+/// new and of held ones, and facts both deleted and inserted by one batch.
+fn write_history<P: Program>(dir: &Path, seed: u64, batches: usize) -> Job {
+    let mut rng = Rng(seed);
+    let inputs: Vec<_> = P::RELATIONS.iter().filter(|r| r.input).collect();
+    let write = |dir: &Path, lines: &[(usize, String)]| {
+        std::fs::create_dir_all(dir).unwrap();
+        for (r, info) in inputs.iter().enumerate() {
+            let text: String = lines
+                .iter()
+                .filter(|(of, _)| *of == r)
+                .map(|(_, line)| format!("{line}\n"))
+                .collect();
+            if !text.is_empty() {
+                std::fs::write(dir.join(format!("{}.facts", info.name)), text).unwrap();
+            }
+        }
+    };
+    let random_lines = |count: u64, rng: &mut Rng| -> Vec<(usize, String)> {
+        (0..count)
+            .map(|_| {
+                let r = rng.below(inputs.len() as u64) as usize;
+                (r, random_line(inputs[r].columns, rng))
+            })
+            .collect()
+    };
+    let initial = random_lines(8 + rng.below(24), &mut rng);
+    write(&dir.join("inputs"), &initial);
+    let mut job = Job {
+        inputs: dir.join("inputs"),
+        batches: Vec::new(),
+        output: Some(dir.join("out")),
+    };
+    for i in 0..batches {
+        let batch = dir.join(format!("batch-{i}"));
+        std::fs::create_dir_all(&batch).unwrap();
+        let mut deletions = random_lines(rng.below(6), &mut rng);
+        deletions.extend(
+            (0..rng.below(4)).map(|_| initial[rng.below(initial.len() as u64) as usize].clone()),
+        );
+        let mut insertions = random_lines(rng.below(6), &mut rng);
+        if let Some(both) = deletions.first() {
+            if rng.below(2) == 0 {
+                insertions.push(both.clone());
+            }
+        }
+        write(&batch.join("delete"), &deletions);
+        write(&batch.join("insert"), &insertions);
+        job.batches.push(batch);
+    }
+    job
+}
+
+/// Each derived relation's facts as fact-file lines, after the inputs and after each batch
+/// of `job`, by the local engine.
+fn local_history<P: Program>(job: &Job) -> Vec<Vec<(&'static str, BTreeSet<String>)>> {
+    let (mut program, _): (P, _) =
+        materialize(read_input_dir::<P>(&job.inputs).unwrap(), Trace::Counts);
+    let mut history = vec![derived_lines(&program)];
+    for batch in &job.batches {
+        let mut update = Batch::new();
+        for (part, insert) in [("delete", false), ("insert", true)] {
+            let dir = batch.join(part);
+            if dir.exists() {
+                let read = read_input_dir::<P>(&dir).unwrap();
+                let facts = dred::runtime::FactSets::to_vec(read.insertions());
+                if insert {
+                    update.insert_facts(facts).unwrap();
+                } else {
+                    update.delete_facts(facts).unwrap();
+                }
+            }
+        }
+        dred::runtime::maintain::update_using(&mut program, update, Strategy::DRed, Trace::Counts);
+        history.push(derived_lines(&program));
+    }
+    history
+}
+
+fn derived_lines<P: Program>(program: &P) -> Vec<(&'static str, BTreeSet<String>)> {
+    P::RELATIONS
+        .iter()
+        .filter(|r| !r.input)
+        .map(|info| {
+            let text = dred::runtime::io::write_tsv(program, info.name).unwrap();
+            (info.name, text.lines().map(str::to_string).collect())
+        })
+        .collect()
+}
+
+/// What the dataflow wrote after the inputs and after each batch.
+fn dataflow_history<P: Program>(job: &Job) -> Vec<Vec<(&'static str, BTreeSet<String>)>> {
+    let out = job.output.as_ref().unwrap();
+    (0..=job.batches.len())
+        .map(|i| {
+            P::RELATIONS
+                .iter()
+                .filter(|r| !r.input)
+                .map(|info| {
+                    let path = out.join(i.to_string()).join(format!("{}.facts", info.name));
+                    let text = std::fs::read_to_string(path).unwrap();
+                    (info.name, text.lines().map(str::to_string).collect())
+                })
+                .collect()
+        })
+        .collect()
+}
+
+fn check_counts(counts: &[BatchCounts], expected: &[Vec<(&'static str, BTreeSet<String>)>]) {
+    assert_eq!(counts.len(), expected.len());
+    for (counts, expected) in counts.iter().zip(expected) {
+        let expected: Vec<(&str, u64)> =
+            expected.iter().map(|(n, l)| (*n, l.len() as u64)).collect();
+        assert_eq!(
+            counts.counts, expected,
+            "counts after batch {}",
+            counts.batch
+        );
+    }
+}
+
+fn scratch(name: &str, seed: u64, how: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "dred-dataflow-{}-{name}-{seed}-{how}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+/// Runs every history of `P` with `config()` and compares it with the local engine.
+fn agrees_in_process<P: Dataflow>(name: &str, how: &str, config: fn() -> timely::Config) {
+    for seed in 0..cases() {
+        let dir = scratch(name, seed, how);
+        let job = write_history::<P>(&dir, seed * 7919 + name.len() as u64, 4);
+        let expected = local_history::<P>(&job);
+        let counts = run::<P>(config(), job.clone()).unwrap();
+        assert_eq!(
+            dataflow_history::<P>(&job),
+            expected,
+            "{name}, seed {seed}, {how}"
+        );
+        check_counts(&counts, &expected);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
+use dred::runtime::dataflow::timely;
+
+/// Calls `f::<P>(name)` for every program of the test, by name.
+macro_rules! every_program {
+    ($f:ident $(, $arg:expr)*) => {{
+        $f::<tc_nonlinear::Tc>("tc_nonlinear" $(, $arg)*);
+        $f::<tc_linear::Tc>("tc_linear" $(, $arg)*);
+        $f::<same_generation::SameGen>("same_generation" $(, $arg)*);
+        $f::<mutual_recursion::Mutual>("mutual_recursion" $(, $arg)*);
+        $f::<three_atoms::ThreeAtoms>("three_atoms" $(, $arg)*);
+        $f::<constants::Constants>("constants" $(, $arg)*);
+        $f::<repeated_variables::Repeated>("repeated_variables" $(, $arg)*);
+        $f::<zero_arity::ZeroArity>("zero_arity" $(, $arg)*);
+    }};
+}
+
+#[test]
+fn one_worker_agrees_with_the_local_engine() {
+    every_program!(agrees_in_process, "one-worker", timely::Config::thread);
+}
+
+#[test]
+fn two_workers_agree_with_the_local_engine() {
+    every_program!(
+        agrees_in_process,
+        "two-workers",
+        || timely::Config::process(2)
+    );
+}
+
+/// The environment variable that makes this test binary one process of a cluster.
+const CHILD: &str = "DRED_DATAFLOW_CHILD";
+
+/// As a child: `program;process;port0,port1;job dir;batches`.
+fn run_child(spec: &str) {
+    let parts: Vec<&str> = spec.split(';').collect();
+    let process: usize = parts[1].parse().unwrap();
+    let addresses = parts[2]
+        .split(',')
+        .map(|port| format!("127.0.0.1:{port}"))
+        .collect();
+    let dir = PathBuf::from(parts[3]);
+    let batches: usize = parts[4].parse().unwrap();
+    let job = Job {
+        inputs: dir.join("inputs"),
+        batches: (0..batches)
+            .map(|i| dir.join(format!("batch-{i}")))
+            .collect(),
+        output: Some(dir.join("out")),
+    };
+    let config = timely::Config {
+        communication: timely::CommunicationConfig::Cluster {
+            threads: 1,
+            process,
+            addresses,
+            report: false,
+            zerocopy: false,
+        },
+        worker: timely::WorkerConfig::default(),
+    };
+    let run_named = |name: &str| {
+        fn one<P: Dataflow>(_: &str, config: timely::Config, job: &Job) {
+            run::<P>(config, job.clone()).unwrap();
+        }
+        let _ = name;
+        match parts[0] {
+            "tc_nonlinear" => one::<tc_nonlinear::Tc>(name, config.clone(), &job),
+            "tc_linear" => one::<tc_linear::Tc>(name, config.clone(), &job),
+            "same_generation" => one::<same_generation::SameGen>(name, config.clone(), &job),
+            "mutual_recursion" => one::<mutual_recursion::Mutual>(name, config.clone(), &job),
+            "three_atoms" => one::<three_atoms::ThreeAtoms>(name, config.clone(), &job),
+            "constants" => one::<constants::Constants>(name, config.clone(), &job),
+            "repeated_variables" => one::<repeated_variables::Repeated>(name, config.clone(), &job),
+            "zero_arity" => one::<zero_arity::ZeroArity>(name, config.clone(), &job),
+            other => panic!("no program {other}"),
+        }
+    };
+    run_named(parts[0]);
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Two processes of this test binary, each one process of the cluster, on 127.0.0.1.
+fn agrees_across_processes<P: Dataflow>(name: &str) {
+    for seed in 0..cases().min(2) {
+        let dir = scratch(name, seed, "two-processes");
+        let batches = 3;
+        let job = write_history::<P>(&dir, seed * 7919 + name.len() as u64, batches);
+        let expected = local_history::<P>(&job);
+        let ports = format!("{},{}", free_port(), free_port());
+        let mut children: Vec<_> = (0..2)
+            .map(|process| {
+                let spec = format!("{name};{process};{ports};{};{batches}", dir.display());
+                Command::new(std::env::current_exe().unwrap())
+                    .args([
+                        "two_processes_agree_with_the_local_engine",
+                        "--exact",
+                        "--nocapture",
+                    ])
+                    .env(CHILD, spec)
+                    .stdout(Stdio::null())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        let started = Instant::now();
+        for child in &mut children {
+            loop {
+                if let Some(status) = child.try_wait().unwrap() {
+                    assert!(status.success(), "{name}: a process failed");
+                    break;
+                }
+                if started.elapsed() > Duration::from_secs(120) {
+                    for child in &mut children {
+                        let _ = child.kill();
+                    }
+                    panic!("{name}: the processes did not finish within 120 s");
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
+        assert_eq!(
+            dataflow_history::<P>(&job),
+            expected,
+            "{name}, seed {seed}, two processes"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
+#[test]
+fn two_processes_agree_with_the_local_engine() {
+    if let Ok(spec) = std::env::var(CHILD) {
+        run_child(&spec);
+        return;
+    }
+    every_program!(agrees_across_processes);
+}
