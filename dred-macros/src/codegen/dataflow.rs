@@ -217,7 +217,21 @@ impl Context<'_> {
         let mut chain = quote!(unit.clone());
         let mut first = true;
         if let Some(join) = plan.deltas.get(start) {
-            for step in &join.steps {
+            for (s, step) in join.steps.iter().enumerate() {
+                // What the steps after this one and the head read: the only variables a
+                // join's output carries on, so that no arrangement holds a dead one.
+                let later: Vec<usize> = join.steps[s + 1..]
+                    .iter()
+                    .flat_map(|step| &step.columns)
+                    .filter_map(|use_| match use_ {
+                        ColumnUse::Bind(v) | ColumnUse::Check(v) => Some(*v),
+                        _ => None,
+                    })
+                    .chain(rule.head.terms.iter().filter_map(|t| match t {
+                        Term::Var(v) => Some(*v),
+                        _ => None,
+                    }))
+                    .collect();
                 let atom = &rule.body[step.atom];
                 let columns = column_idents(atom.terms.len());
                 let row = tuple(&columns);
@@ -230,7 +244,7 @@ impl Context<'_> {
                     match use_ {
                         ColumnUse::Bind(v) => fresh.push(*v),
                         ColumnUse::Check(v) => {
-                            if bound.contains(v) {
+                            if bound.contains(v) && !key.contains(v) {
                                 key.push(*v);
                             } else {
                                 let earlier = &columns[first_column(&step.columns, *v)];
@@ -248,6 +262,14 @@ impl Context<'_> {
                         ColumnUse::Ignore => {}
                     }
                 }
+                let live = |vars: &[usize]| -> Vec<usize> {
+                    vars.iter().copied().filter(|v| later.contains(v)).collect()
+                };
+                let carried: Vec<usize> = live(&bound)
+                    .into_iter()
+                    .filter(|v| !key.contains(v))
+                    .collect();
+                let (kept_key, kept_fresh) = (live(&key), live(&fresh));
                 let binds = |vars: &[usize]| -> Vec<TokenStream> {
                     vars.iter()
                         .map(|&v| {
@@ -256,7 +278,8 @@ impl Context<'_> {
                         })
                         .collect()
                 };
-                let (key_values, fresh_values) = (tuple(&binds(&key)), tuple(&binds(&fresh)));
+                let (key_values, fresh_values) =
+                    (tuple(&binds(&key)), tuple(&binds(&kept_fresh)));
                 let rows = quote! {
                     #rel.clone().flat_map(|row| {
                         let #row = &row;
@@ -268,22 +291,20 @@ impl Context<'_> {
                     })
                 };
                 let before = tuple(&vars(rule, &bound));
-                let before_owned = tuple(&owned(rule, &bound));
+                let key_vars = tuple(&vars(rule, &key));
+                let (carried_vars, carried_owned) =
+                    (tuple(&vars(rule, &carried)), tuple(&owned(rule, &carried)));
                 let key_owned = tuple(&owned(rule, &key));
-                let fresh_vars = tuple(&vars(rule, &fresh));
-                for v in &fresh {
-                    if !bound.contains(v) {
-                        bound.push(*v);
-                    }
-                }
+                let fresh_vars = tuple(&vars(rule, &kept_fresh));
+                bound = carried.into_iter().chain(kept_key).chain(kept_fresh).collect();
                 let after = tuple(&owned(rule, &bound));
                 chain = if first {
                     quote!(#rows.map(|row| { let (_, #fresh_vars) = &row; #after }))
                 } else {
                     quote! {
                         #chain
-                            .map(|row| { let #before = &row; (#key_owned, #before_owned) })
-                            .join_map(#rows, |_, #before, #fresh_vars| #after)
+                            .map(|row| { let #before = &row; (#key_owned, #carried_owned) })
+                            .join_map(#rows, |#key_vars, #carried_vars, #fresh_vars| #after)
                     }
                 };
                 first = false;
