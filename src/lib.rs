@@ -400,6 +400,30 @@
 //! assert_eq!(sequential.relation::<R>().sorted(), parallel.relation::<R>().sorted());
 //! ```
 //!
+//! ## Beyond one machine: timely dataflow
+//!
+//! With the cargo feature `dataflow` (off by default), every program whose columns are
+//! integers, `bool`, `char`, `String` or [`Symbol`] is also a differential-dataflow
+//! dataflow (`runtime::dataflow::Dataflow`, generated from the same checked program and
+//! join plans, magic-set rewrites included), and `runtime::dataflow::run` runs it on
+//! timely workers: threads of one process, or processes on several machines, with timely's
+//! standard arguments. Input facts and update batches come from the same fact files as
+//! [`runtime::io::read_input_dir`] reads, each worker feeding its share of their lines.
+//!
+//! Which to choose:
+//! - **The local engine** (this page): the facts fit one machine. It gives the fastest
+//!   updates, the seed's per-round trace, the choice of deletion strategy, explanations,
+//!   and queries of the relations in place.
+//! - **The dataflow**: the facts outgrow one machine's memory, or the work several
+//!   machines' cores. After every batch it holds exactly the same least model, spread over
+//!   the workers by hash; it reports each derived relation's number of facts and, when
+//!   asked, writes the relations as fact files. It prints no rounds (differential-dataflow
+//!   keeps per-iteration differences instead), chooses no strategy, and explains nothing.
+//!
+//! A program with a `&'static str` or a user-typed column gets no dataflow: a string
+//! received from another process has no `'static` home, and a user's type may lack serde's
+//! traits. The README shows how to start two processes.
+//!
 //! ## Hashing
 //!
 //! Every table of facts hashes them with a keyed hash (ahash, under keys drawn at random

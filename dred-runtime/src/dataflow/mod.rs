@@ -70,6 +70,12 @@ pub trait Dataflow: Program {
 
 /// The facts that hold after the instructions of every batch so far: those whose latest
 /// instruction inserts them.
+///
+/// Every instruction stays in the reduction's arrangement, so its memory grows with the
+/// batches by the input facts they name (not by the derived facts they change): a fact
+/// deleted and inserted a thousand times is a thousand entries. Retracting an instruction
+/// once a later one arrives would need the worker that read the older one to know of the
+/// newer, which reading shares of lines does not give.
 pub fn latest<'scope, D>(
     instructions: Facts<'scope, Time, (D, Instruction)>,
 ) -> Facts<'scope, Time, D>
