@@ -45,7 +45,9 @@ fn main() -> Result<(), String> {
         }
     }
     if job.inputs.as_os_str().is_empty() {
-        return Err("usage: dataflow <inputs dir> [batch dir…] [--out DIR] [-- timely args]".into());
+        return Err(
+            "usage: dataflow <inputs dir> [batch dir…] [--out DIR] [-- timely args]".into(),
+        );
     }
     let config = timely::Config::from_args(timely_args.iter().cloned())?;
     // Only the process of the first worker gathers the counts; the others print nothing.

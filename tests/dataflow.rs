@@ -238,7 +238,10 @@ fn agrees_in_process<P: Dataflow>(name: &str, how: &str, config: fn() -> timely:
             "{name}, seed {seed}, {how}"
         );
         check_counts(&counts, &expected);
-        derived_any |= expected.iter().flatten().any(|(_, lines)| !lines.is_empty());
+        derived_any |= expected
+            .iter()
+            .flatten()
+            .any(|(_, lines)| !lines.is_empty());
         let _ = std::fs::remove_dir_all(&dir);
     }
     assert!(derived_any, "{name}: the histories derive something");
@@ -309,29 +312,14 @@ fn run_child(spec: &str) {
         },
         worker: timely::WorkerConfig::default(),
     };
-    let run_named = |name: &str| {
-        fn one<P: Dataflow>(_: &str, config: timely::Config, job: &Job) {
-            run::<P>(config, job.clone()).unwrap();
-        }
-        let _ = name;
-        match parts[0] {
-            "tc_nonlinear" => one::<tc_nonlinear::Tc>(name, config.clone(), &job),
-            "tc_linear" => one::<tc_linear::Tc>(name, config.clone(), &job),
-            "same_generation" => one::<same_generation::SameGen>(name, config.clone(), &job),
-            "mutual_recursion" => one::<mutual_recursion::Mutual>(name, config.clone(), &job),
-            "three_atoms" => one::<three_atoms::ThreeAtoms>(name, config.clone(), &job),
-            "constants" => one::<constants::Constants>(name, config.clone(), &job),
-            "repeated_variables" => one::<repeated_variables::Repeated>(name, config.clone(), &job),
-            "zero_arity" => one::<zero_arity::ZeroArity>(name, config.clone(), &job),
-            "mixed" => one::<mixed::Mixed>(name, config.clone(), &job),
-            "queries" => one::<queries::Graph>(name, config.clone(), &job),
-            "from_zero" => one::<queries::FromZero>(name, config.clone(), &job),
-            "even_from_one" => one::<queries::EvenFromOne>(name, config.clone(), &job),
-            "reach_from" => one::<queries::ReachFrom>(name, config.clone(), &job),
-            other => panic!("no program {other}"),
-        }
-    };
-    run_named(parts[0]);
+    every_program!(run_if_named, parts[0], &config, &job);
+}
+
+/// Runs `P` as one process of the cluster if it is the program named `wanted`.
+fn run_if_named<P: Dataflow>(name: &str, wanted: &str, config: &timely::Config, job: &Job) {
+    if name == wanted {
+        run::<P>(config.clone(), job.clone()).unwrap();
+    }
 }
 
 fn free_port() -> u16 {

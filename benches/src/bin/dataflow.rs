@@ -48,7 +48,10 @@ where
         .iter()
         .map(|(deletions, insertions)| {
             let convert = |changes: &[(&'static str, (u32, u32))]| {
-                changes.iter().map(|(name, f)| fact::<P>(name, *f, &symbols)).collect()
+                changes
+                    .iter()
+                    .map(|(name, f)| fact::<P>(name, *f, &symbols))
+                    .collect()
             };
             (convert(deletions), convert(insertions))
         })
@@ -101,7 +104,11 @@ where
         (scratch, latencies, count.get())
     })
     .expect("timely runs");
-    let results: Vec<_> = guards.join().into_iter().map(|r| r.expect("a worker")).collect();
+    let results: Vec<_> = guards
+        .join()
+        .into_iter()
+        .map(|r| r.expect("a worker"))
+        .collect();
     let facts = results.iter().map(|r| r.2).sum::<isize>() as usize;
     let (scratch, latencies, _) = results.into_iter().next().expect("a worker");
     (scratch, latencies, facts)
@@ -168,7 +175,9 @@ fn main() {
             ("local", &|| local(&workload, &batches)),
             ("generated_1", &|| session(&workload, 1, &batches)),
             ("generated_2", &|| session(&workload, 2, &batches)),
-            ("hand_written", &|| differential_session(&workload, &batches)),
+            ("hand_written", &|| {
+                differential_session(&workload, &batches)
+            }),
         ];
         let runs: Vec<(&str, Run)> = engines
             .iter()

@@ -278,8 +278,7 @@ impl Context<'_> {
                         })
                         .collect()
                 };
-                let (key_values, fresh_values) =
-                    (tuple(&binds(&key)), tuple(&binds(&kept_fresh)));
+                let (key_values, fresh_values) = (tuple(&binds(&key)), tuple(&binds(&kept_fresh)));
                 let rows = quote! {
                     #rel.clone().flat_map(|row| {
                         let #row = &row;
@@ -296,7 +295,11 @@ impl Context<'_> {
                     (tuple(&vars(rule, &carried)), tuple(&owned(rule, &carried)));
                 let key_owned = tuple(&owned(rule, &key));
                 let fresh_vars = tuple(&vars(rule, &kept_fresh));
-                bound = carried.into_iter().chain(kept_key).chain(kept_fresh).collect();
+                bound = carried
+                    .into_iter()
+                    .chain(kept_key)
+                    .chain(kept_fresh)
+                    .collect();
                 let after = tuple(&owned(rule, &bound));
                 chain = if first {
                     quote!(#rows.map(|row| { let (_, #fresh_vars) = &row; #after }))
