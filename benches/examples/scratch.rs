@@ -30,7 +30,7 @@ fn main() {
         }
         let dred = best(repetitions, || DredProgram::from_scratch(w).1);
         let dred_1 = best(repetitions, || {
-            DredProgram::from_scratch_with(w, one_thread.clone()).1
+            DredProgram::from_scratch_with(w, one_thread).1
         });
         let ascent = best(repetitions, || ascent_scratch(w));
         let datafrog = best(repetitions, || datafrog_scratch(w));

@@ -20,6 +20,9 @@ use timely::dataflow::operators::probe::Handle as Probe;
 
 type Fact<P> = <<P as Program>::Facts as FactSets>::Fact;
 
+/// A batch's deletions and insertions as facts of `P`.
+type FactBatch<P> = (Vec<Fact<P>>, Vec<Fact<P>>);
+
 /// One engine's session: from-scratch time, each batch's latency, derived facts at the end.
 type Run = (Duration, Vec<Duration>, usize);
 
@@ -44,7 +47,7 @@ where
         .iter()
         .flat_map(|(name, facts)| facts.iter().map(|f| fact::<P>(name, *f, &symbols)))
         .collect();
-    let batches: Vec<(Vec<Fact<P>>, Vec<Fact<P>>)> = batches
+    let batches: Vec<FactBatch<P>> = batches
         .iter()
         .map(|(deletions, insertions)| {
             let convert = |changes: &[(&'static str, (u32, u32))]| {
