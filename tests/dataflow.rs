@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use dred::runtime::dataflow::{run, BatchCounts, Dataflow, Job};
+use dred::runtime::dataflow::{run, timely, BatchCounts, Dataflow, Job};
 use dred::runtime::io::read_input_dir;
 use dred::runtime::maintain::materialize;
 use dred::runtime::{Batch, Program, Strategy, Trace};
@@ -246,8 +246,6 @@ fn agrees_in_process<P: Dataflow>(name: &str, how: &str, config: fn() -> timely:
     }
     assert!(derived_any, "{name}: the histories derive something");
 }
-
-use dred::runtime::dataflow::timely;
 
 /// Calls `f::<P>(name)` for every program of the test, by name.
 macro_rules! every_program {

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::batch::{check_input_relation, Batch};
-use crate::program::Program;
+use crate::program::{Program, RelationInfo};
 use crate::text::TextError;
 
 /// Parses `text` as the facts of input relation `relation`: one fact per line, values
@@ -25,16 +25,7 @@ pub fn parse_tsv<P: Program>(
         .find(|r| r.name == relation)
         .map_or(0, |r| r.columns.len());
     let mut staged = batch.clone();
-    for (line_index, line) in text.lines().enumerate() {
-        let line = line.strip_suffix('\r').unwrap_or(line);
-        if arity > 0 && line.trim().is_empty() {
-            continue;
-        }
-        let fields: Vec<&str> = if arity == 0 {
-            Vec::new()
-        } else {
-            line.split('\t').collect()
-        };
+    for (line_index, fields) in fact_lines(text, arity) {
         if fields.len() != arity {
             return Err(TextError::new(format!(
                 "`{relation}` has {arity} column(s), this line has {}",
@@ -56,6 +47,51 @@ pub fn parse_tsv<P: Program>(
     }
     *batch = staged;
     Ok(())
+}
+
+/// The lines of a fact file of a relation of `arity` columns, numbered from 0, each as its
+/// tab-separated fields: blank lines are skipped (but every line of a zero-arity
+/// relation's file is one fact, with no fields), and a line's `\r` ending is dropped.
+pub(crate) fn fact_lines(text: &str, arity: usize) -> impl Iterator<Item = (usize, Vec<&str>)> {
+    text.lines().enumerate().filter_map(move |(index, line)| {
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        match arity {
+            0 => Some((index, Vec::new())),
+            _ if line.trim().is_empty() => None,
+            _ => Some((index, line.split('\t').collect())),
+        }
+    })
+}
+
+/// A fact file of an input relation, with the relation.
+pub(crate) type InputFile = (&'static RelationInfo, PathBuf);
+
+/// The `.facts` files of `dir`, in name order, split into those of input relations of `P`
+/// (with the relation) and the stray ones (named for a derived relation or for none).
+pub(crate) fn input_fact_files<P: Program>(
+    dir: &Path,
+) -> Result<(Vec<InputFile>, Vec<PathBuf>), TextError> {
+    let origin = dir.display().to_string();
+    let unreadable = |e: std::io::Error| {
+        TextError::new(format!("cannot read the directory: {e}")).at(&origin, 1, 1)
+    };
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(unreadable)? {
+        let path = entry.map_err(unreadable)?.path();
+        if path.extension().is_some_and(|e| e == "facts") && !path.is_dir() {
+            files.push(path);
+        }
+    }
+    files.sort();
+    let (mut inputs, mut stray) = (Vec::new(), Vec::new());
+    for path in files {
+        let relation = path.file_stem().and_then(|stem| stem.to_str());
+        match relation.and_then(|name| P::RELATIONS.iter().find(|r| r.name == name)) {
+            Some(info) if info.input => inputs.push((info, path)),
+            _ => stray.push(path),
+        }
+    }
+    Ok((inputs, stray))
 }
 
 /// Reads `<dir>/<Relation>.facts` for every input relation of `P` that has such a file, as
@@ -85,31 +121,9 @@ pub fn read_input_dir<P: Program>(dir: &Path) -> Result<Batch<P::Facts>, TextErr
 pub fn read_input_dir_lenient<P: Program>(
     dir: &Path,
 ) -> Result<(Batch<P::Facts>, Vec<PathBuf>), TextError> {
-    let origin = dir.display().to_string();
-    let unreadable = |e: std::io::Error| {
-        TextError::new(format!("cannot read the directory: {e}")).at(&origin, 1, 1)
-    };
-    let mut files = Vec::new();
-    for entry in std::fs::read_dir(dir).map_err(unreadable)? {
-        let path = entry.map_err(unreadable)?.path();
-        if path.extension().is_some_and(|e| e == "facts") && !path.is_dir() {
-            files.push(path);
-        }
-    }
-    files.sort();
+    let (inputs, stray) = input_fact_files::<P>(dir)?;
     let mut batch = Batch::new();
-    let mut stray = Vec::new();
-    for path in files {
-        let relation = path.file_stem().and_then(|stem| stem.to_str());
-        let Some(info) = relation.and_then(|name| P::RELATIONS.iter().find(|r| r.name == name))
-        else {
-            stray.push(path);
-            continue;
-        };
-        if !info.input {
-            stray.push(path);
-            continue;
-        }
+    for (info, path) in inputs {
         let origin = path.display().to_string();
         let text = std::fs::read_to_string(&path)
             .map_err(|e| TextError::new(format!("cannot read: {e}")).at(&origin, 1, 1))?;

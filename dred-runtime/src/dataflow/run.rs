@@ -14,7 +14,7 @@ use timely::dataflow::operators::vec::Input as _;
 use timely::dataflow::operators::{Exchange as _, Inspect as _, Probe as _};
 
 use super::{Dataflow, Instruction, Time};
-use crate::io::read_input_dir;
+use crate::io::{fact_lines, input_fact_files, read_input_dir};
 use crate::program::{Fact, FactSets, Program};
 use crate::symbol::Symbols;
 use crate::text::TextError;
@@ -236,8 +236,7 @@ fn write_lines<'a>(
 }
 
 /// Calls `each` with the facts of worker `index`'s share (of `peers`) of the lines of the
-/// input fact files in `dir`: every `peers`-th line, from line `index`. A zero-arity
-/// relation's file is the first worker's.
+/// input fact files in `dir`: every `peers`-th line, from line `index`.
 fn read_share<P: Program>(
     dir: &Path,
     index: usize,
@@ -245,39 +244,19 @@ fn read_share<P: Program>(
     symbols: &Symbols,
     mut each: impl FnMut(Fact<P>),
 ) -> Result<(), TextError> {
-    let origin = dir.display().to_string();
-    let unreadable = |e: std::io::Error| TextError::new(format!("cannot read: {e}"));
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map_err(|e| unreadable(e).at(&origin, 1, 1))?
-        .filter_map(|entry| entry.ok().map(|entry| entry.path()))
-        .filter(|path| path.extension().is_some_and(|e| e == "facts"))
-        .collect();
-    files.sort();
-    for path in files {
-        let stem = path.file_stem().and_then(|stem| stem.to_str());
-        let Some(info) = P::RELATIONS
-            .iter()
-            .find(|r| Some(r.name) == stem && r.input)
-        else {
-            continue;
-        };
+    // The stray files were rejected before any worker started (`check_files`).
+    let (inputs, _) = input_fact_files::<P>(dir)?;
+    for (info, path) in inputs {
         let origin = path.display().to_string();
-        let text = std::fs::read_to_string(&path).map_err(|e| unreadable(e).at(&origin, 1, 1))?;
-        if info.columns.is_empty() {
-            if index == 0 && text.lines().next().is_some() {
-                let fact = P::Facts::parse_fact(info.name, &[], symbols)
-                    .map_err(|e| TextError::new(e.message).at(&origin, 1, 1))?;
-                each(fact);
-            }
-            continue;
-        }
-        let lines = text.lines().enumerate().skip(index).step_by(peers);
-        for (number, line) in lines {
-            let line = line.strip_suffix('\r').unwrap_or(line);
-            if line.trim().is_empty() {
-                continue;
-            }
-            let fields: Vec<&str> = line.split('\t').collect();
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| TextError::new(format!("cannot read: {e}")).at(&origin, 1, 1))?;
+        let lines = fact_lines(&text, info.columns.len());
+        // A zero-arity relation holds if its file has any line: one fact, the first worker's.
+        let share = lines.filter(|(number, _)| match info.columns.len() {
+            0 => index == 0 && *number == 0,
+            _ => number % peers == index,
+        });
+        for (number, fields) in share {
             let fact = P::Facts::parse_fact(info.name, &fields, symbols)
                 .map_err(|e| TextError::new(e.message).at(&origin, number + 1, 1))?;
             each(fact);
