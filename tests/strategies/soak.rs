@@ -1,5 +1,5 @@
 //! Long runs of updates keep a model's memory bounded: each soak deletes a few random edges
-//! and restores them, batch after batch (10⁴ batches per strategy by default;
+//! and restores them, batch after batch (4,000 batches per strategy by default;
 //! `DRED_SOAK_BATCHES` sets another number). After every restoring batch the program holds
 //! the facts it held after materializing, and its heap memory (`heap_bytes`: fact tables,
 //! index rows, retired facts, spare capacity) stays within 1.25× of what it held then: no
@@ -17,7 +17,7 @@ fn batches() -> usize {
     std::env::var("DRED_SOAK_BATCHES")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(10_000)
+        .unwrap_or(4_000)
 }
 
 /// A small deterministic generator (xorshift64*): a soak needs no shrinking.
