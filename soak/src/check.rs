@@ -7,7 +7,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use dred::runtime::maintain::{materialize_with_settings, update_using};
 use dred::runtime::oracle::least_model;
-use dred::runtime::settings::{DELTA_CHUNK, GHOST_SHARE, LARGE_FROM_BYTES};
+use dred::runtime::settings::{DELTA_CHUNK, GHOST_SHARE, LARGE_FROM_BYTES, PARALLEL_FROM};
 use dred::runtime::{Batch, FactSets, GroundFact, HeldJoins, Program, Settings, Strategy, Trace};
 
 use crate::history::{field, ground, inputs, History, RawFact};
@@ -15,7 +15,8 @@ use crate::history::{field, ground, inputs, History, RawFact};
 /// The input and the derived facts of a least model.
 pub type Models = (BTreeSet<GroundFact>, BTreeSet<GroundFact>);
 
-/// How a history is run: a strategy and the settings it runs with.
+/// How a history is run: a strategy and the settings it runs with (beside those its
+/// history draws: see [`settings`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Run {
     /// Its name in the output.
@@ -24,8 +25,6 @@ pub struct Run {
     pub strategy: Strategy,
     /// Whether closure relations may be kept by reachability.
     pub reachability: bool,
-    /// How many threads (1 until the engine runs on more).
-    pub threads: usize,
 }
 
 /// Every way a history is run.
@@ -44,7 +43,6 @@ const fn run(name: &'static str, strategy: Strategy, reachability: bool) -> Run 
         name,
         strategy,
         reachability,
-        threads: 1,
     }
 }
 
@@ -57,16 +55,25 @@ pub struct Divergence {
     pub detail: String,
 }
 
-/// The settings of a history's variant: its join chunks, head tests in batches and
+/// The settings of a history: its variant's join chunks, head tests in batches and
 /// bitsets, ghosts of removed facts, dense relations, and join orders of held facts, each
-/// as the engine chooses on large inputs or forced on small ones.
-pub fn settings(variant: usize, run: &Run) -> Settings {
+/// as the engine chooses on large inputs or forced on small ones; and its thread count,
+/// with every round split when there is more than one thread.
+pub fn settings(history: &History, run: &Run) -> Settings {
     let held = [
         HeldJoins::ByCost,
         HeldJoins::HeadsFirst,
         HeldJoins::BodyFirst,
     ];
+    let variant = history.variant;
+    let split_from = if history.threads > 1 {
+        1
+    } else {
+        PARALLEL_FROM
+    };
     Settings::default()
+        .with_threads(history.threads)
+        .with_parallel_from(split_from)
         .with_delta_chunk([DELTA_CHUNK, 1, 2, 3][variant % 4])
         .with_large_from_bytes([LARGE_FROM_BYTES, 0][variant / 4 % 2])
         .with_ghost_share([GHOST_SHARE, 0][variant / 8 % 2])
@@ -151,7 +158,7 @@ pub fn check_history<P: Program>(
         for raw in &history.initial {
             add::<P>(&mut inputs, true, raw);
         }
-        let settings = settings(history.variant, run);
+        let settings = settings(history, run);
         let (mut program, _) = materialize_with_settings::<P>(inputs, settings, Trace::Counts);
         compare(&program, &expected[0]).map_err(|detail| diverged(0, detail))?;
         for (k, raw_batch) in history.batches.iter().enumerate() {

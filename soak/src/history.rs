@@ -55,6 +55,9 @@ pub struct History {
     pub domain: u32,
     /// Which of the strategies' settings variants the history runs with.
     pub variant: usize,
+    /// How many threads its program splits rounds over: 1, 2 or 3 (with more than one,
+    /// every round is split, however small).
+    pub threads: usize,
     /// The facts the program is materialized from.
     pub initial: Vec<RawFact>,
     /// The update batches, in order.
@@ -191,6 +194,7 @@ impl History {
         History {
             domain,
             variant: rng.below(16),
+            threads: 1 + rng.below(3),
             initial,
             batches,
         }

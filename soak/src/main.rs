@@ -6,6 +6,8 @@
 //! cargo run --release -p dred-soak -- [--batches N] [--seed S] [--shape NAME] [--out DIR]
 //! ```
 //!
+//! Each history also draws its program's thread count (1, 2 or 3; with more than one,
+//! every round is split over the threads, however small).
 //! It runs until it has checked `N` batches (10⁶ by default; a batch checked under six
 //! strategies counts six), prints its progress every ten seconds and, at the end, the
 //! batches checked per program and strategy. A divergence (other facts than the oracle's,
@@ -84,6 +86,7 @@ fn main() {
     let started = Instant::now();
     let mut last_report = Instant::now();
     let mut checked: BTreeMap<(&str, &str), u64> = BTreeMap::new();
+    let mut by_threads: BTreeMap<usize, u64> = BTreeMap::new();
     let (mut total, mut histories, mut divergences) = (0u64, 0u64, 0u64);
     'soak: for round in 0.. {
         for (s, shape) in shapes.iter().enumerate() {
@@ -95,6 +98,7 @@ fn main() {
                 match (shape.check)(&history, run, &expected) {
                     Ok(batches) => {
                         *checked.entry((shape.name, run.name)).or_default() += batches;
+                        *by_threads.entry(history.threads).or_default() += batches;
                         total += batches;
                     }
                     Err(divergence) => {
@@ -120,7 +124,13 @@ fn main() {
             }
         }
     }
-    print_summary(&checked, histories, divergences, started.elapsed());
+    print_summary(
+        &checked,
+        &by_threads,
+        histories,
+        divergences,
+        started.elapsed(),
+    );
     if divergences > 0 {
         std::process::exit(1);
     }
@@ -158,12 +168,13 @@ fn report_divergence(
 
 fn print_summary(
     checked: &BTreeMap<(&str, &str), u64>,
+    by_threads: &BTreeMap<usize, u64>,
     histories: u64,
     divergences: u64,
     elapsed: Duration,
 ) {
     let runs: Vec<&str> = RUNS.iter().map(|run| run.name).collect();
-    println!("\nbatches checked, by program and strategy (threads: 1):");
+    println!("\nbatches checked, by program and strategy:");
     println!("{:<24} {}", "program", runs.join(" "));
     let mut shapes: Vec<&str> = checked.keys().map(|(shape, _)| *shape).collect();
     shapes.dedup();
@@ -175,6 +186,12 @@ fn print_summary(
             })
             .collect();
         println!("{shape:<24} {}", counts.join(" "));
+    }
+    let threads: Vec<String> = (by_threads.iter())
+        .map(|(threads, count)| format!("{count} on {threads} thread(s)"))
+        .collect();
+    if !threads.is_empty() {
+        println!("by thread count: {}", threads.join(", "));
     }
     let total: u64 = checked.values().sum();
     println!(

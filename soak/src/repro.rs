@@ -126,7 +126,7 @@ pub fn write_case(
         line(&mut trace, "idb", &pair[1].1);
     }
     std::fs::write(dir.join("expected.trace"), trace)?;
-    let settings = settings(history.variant, run);
+    let settings = settings(history, run);
     let readme = format!(
         "# Soak divergence: {shape} under {run}\n\n\
          Found by `dred-soak`, minimized. Program `{shape}` (`program.dl`), strategy \
@@ -139,7 +139,7 @@ pub fn write_case(
         shape = shape.name,
         run = run.name,
         strategy = run.strategy,
-        threads = run.threads,
+        threads = history.threads,
         variant = history.variant,
         at = match divergence.batch {
             0 => "the materialization".to_string(),
