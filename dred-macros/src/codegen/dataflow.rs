@@ -6,7 +6,7 @@
 //! (`dred_runtime::dataflow::run`).
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
+use quote::{format_ident, quote, ToTokens};
 use syn::Ident;
 
 use super::{tuple, Context};
@@ -137,13 +137,18 @@ impl Context<'_> {
     }
 
     /// One component's relations, bound to their `rel_k` names in the outer scope: a
-    /// recursive one from an iterative scope.
+    /// recursive one from an iterative scope. A rule of a recursive component that reads
+    /// none of its relations (an exit rule) is joined outside the scope and its heads
+    /// entered: inside, its arrangements would carry the loop's timestamps and be kept per
+    /// iteration, for facts that only ever arrive at the first.
     fn component(&self, members: &[usize], recursive: bool) -> TokenStream {
         if !recursive {
             let k = members[0];
-            let (rel, body) = (rel_ident(k), self.relation_rules(k, &[]));
+            let (rel, body) = (rel_ident(k), self.relation_rules(k));
             return quote!(let #rel = #body;);
         }
+        let reads_component =
+            |rule: &ir::Rule| (rule.body.iter()).any(|atom| members.contains(&atom.relation));
         let rels: Vec<Ident> = members.iter().map(|&k| rel_ident(k)).collect();
         let variables: Vec<Ident> = members
             .iter()
@@ -153,11 +158,26 @@ impl Context<'_> {
             .iter()
             .map(|&k| format_ident!("next_{}", k))
             .collect();
+        let exits: Vec<Ident> = members
+            .iter()
+            .map(|&k| format_ident!("exit_{}", k))
+            .collect();
+        let exit_rules = members.iter().map(|&k| {
+            let rules = self
+                .rules_of(k)
+                .filter(|(_, rule)| !reads_component(rule))
+                .map(|(i, rule)| self.rule_dataflow(i, rule, &[]));
+            let row_ty = self.row_ty(k);
+            quote! {
+                unit.clone().flat_map(|()| ::core::option::Option::None::<#row_ty>)
+                    #(.concat(#rules))*
+            }
+        });
         let mut outer: Vec<usize> = self
             .program
             .rules
             .iter()
-            .filter(|rule| members.contains(&rule.head.relation))
+            .filter(|rule| members.contains(&rule.head.relation) && reads_component(rule))
             .flat_map(|rule| rule.body.iter().map(|atom| atom.relation))
             .filter(|k| !members.contains(k))
             .collect();
@@ -167,9 +187,16 @@ impl Context<'_> {
             let rel = rel_ident(k);
             quote!(let #rel = #rel.clone().enter(inner);)
         });
-        let bodies = members.iter().map(|&k| self.relation_rules(k, members));
+        let bodies = members.iter().zip(&exits).map(|(&k, exit)| {
+            let rules = self
+                .rules_of(k)
+                .filter(|(_, rule)| reads_component(rule))
+                .map(|(i, rule)| self.rule_dataflow(i, rule, members));
+            quote!(#exit.enter(inner) #(.concat(#rules))* .distinct())
+        });
         let df = quote!(::dred::runtime::dataflow);
         quote! {
+            #(let #exits = #exit_rules;)*
             let (#(#rels,)*) = scope.iterative::<u64, _, _>(|inner| {
                 let step = #df::timely::order::Product::new(::core::default::Default::default(), 1);
                 let unit = unit.clone().enter(inner);
@@ -182,21 +209,20 @@ impl Context<'_> {
         }
     }
 
-    /// The union of the rules deriving relation `k`, made distinct.
-    fn relation_rules(&self, k: usize, component: &[usize]) -> TokenStream {
-        let relation = self.relation(k);
-        let types: Vec<TokenStream> = relation
-            .columns
-            .iter()
-            .map(|c| {
-                let ty = &c.ty;
-                quote!(#ty)
-            })
+    /// The tuple type of relation `k`'s rows.
+    fn row_ty(&self, k: usize) -> TokenStream {
+        let types: Vec<TokenStream> = (self.relation(k).columns.iter())
+            .map(|c| c.ty.to_token_stream())
             .collect();
-        let row_ty = tuple(&types);
+        tuple(&types)
+    }
+
+    /// The union of the rules deriving non-recursive relation `k`, made distinct.
+    fn relation_rules(&self, k: usize) -> TokenStream {
+        let row_ty = self.row_ty(k);
         let rules = self
             .rules_of(k)
-            .map(|(i, rule)| self.rule_dataflow(i, rule, component));
+            .map(|(i, rule)| self.rule_dataflow(i, rule, &[]));
         quote! {
             unit.clone().flat_map(|()| ::core::option::Option::None::<#row_ty>)
                 #(.concat(#rules))*
