@@ -8,8 +8,9 @@
 //!
 //! Each history also draws its program's thread count (1, 2 or 3; with more than one,
 //! every round is split over the threads, however small).
-//! It runs until it has checked `N` batches (10⁶ by default; a batch checked under six
-//! strategies counts six), prints its progress every ten seconds and, at the end, the
+//!
+//! It runs until it has checked `N` batches (10⁶ by default; a batch checked under every
+//! strategy run counts once per run), prints its progress every ten seconds and, at the end, the
 //! batches checked per program and strategy. A divergence (other facts than the oracle's,
 //! a failed `verify()`, or a panic) is minimized and written as a case in the format of
 //! `shared/cases` under `DIR` (`target/soak-divergences` by default); the soak then goes on,

@@ -139,8 +139,8 @@ impl Context<'_> {
     /// One component's relations, bound to their `rel_k` names in the outer scope: a
     /// recursive one from an iterative scope. A rule of a recursive component that reads
     /// none of its relations (an exit rule) is joined outside the scope and its heads
-    /// entered: inside, its arrangements would carry the loop's timestamps and be kept per
-    /// iteration, for facts that only ever arrive at the first.
+    /// entered, as a hand-written dataflow does: inside, its joins would run with the
+    /// loop's timestamps, for facts that only ever arrive at its first iteration.
     fn component(&self, members: &[usize], recursive: bool) -> TokenStream {
         if !recursive {
             let k = members[0];
