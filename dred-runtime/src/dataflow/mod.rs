@@ -20,10 +20,12 @@
 //! (delete first, then insert; deleting an absent fact does nothing), whichever worker
 //! reads them.
 //!
-//! Column types cross workers, and processes, as they are: with this feature every
-//! column type must implement serde's `Serialize` and `Deserialize` ([`Symbol`] does). A
-//! program with a `&'static str` column gets no dataflow (a string received from another
-//! process has no `'static` home): use `String` or [`Symbol`] there.
+//! Column values cross workers, and processes, as they are (by serde). So `datalog!`
+//! generates the dataflow only for programs whose every column is an integer, `bool`,
+//! `char`, `String` or [`Symbol`]. A program with another column type gets none, and
+//! compiles with the feature as it does without: a `&'static str` (a string received from
+//! another process has no `'static` home; use `String` or [`Symbol`] there), or a type of
+//! your own (which may lack serde's traits, and only rustc, not the macro, can tell).
 //!
 //! [`Symbol`]: crate::Symbol
 
