@@ -402,9 +402,8 @@
 //!
 //! ## Beyond one machine: timely dataflow
 //!
-//! With the cargo feature `dataflow` (off by default), every program whose columns are
-//! integers, `bool`, `char`, `String` or [`Symbol`] is also a differential-dataflow
-//! dataflow (`runtime::dataflow::Dataflow`, generated from the same checked program and
+//! With the cargo feature `dataflow` (off by default), every program is also a
+//! differential-dataflow dataflow (`runtime::dataflow::Dataflow`, generated from the same checked program and
 //! join plans, magic-set rewrites included), and `runtime::dataflow::run` runs it on
 //! timely workers: threads of one process, or processes on several machines, with timely's
 //! standard arguments. Input facts and update batches come from the same fact files as
@@ -420,9 +419,11 @@
 //!   asked, writes the relations as fact files. It prints no rounds (differential-dataflow
 //!   keeps per-iteration differences instead), chooses no strategy, and explains nothing.
 //!
-//! A program with a `&'static str` or a user-typed column gets no dataflow: a string
-//! received from another process has no `'static` home, and a user's type may lack serde's
-//! traits. The README shows how to start two processes.
+//! Column values cross processes by serde: the runtime's column types do (a `&'static
+//! str` is interned where it arrives), and a column of your own type must implement
+//! serde's traits (`runtime::dataflow::serde`) for its program to be a `Dataflow`; without
+//! them the program still compiles, and running it as a dataflow is an error at that call
+//! naming the missing trait. The README shows how to start two processes.
 //!
 //! ## Hashing
 //!

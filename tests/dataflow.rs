@@ -40,6 +40,54 @@ mod mixed {
     }
 }
 
+/// A column of a type of the program's own, which crosses processes by serde traits of
+/// its own, beside `&'static str` columns.
+mod own_types {
+    use dred::runtime::dataflow::serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    /// A level, read and written as its number.
+    #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+    pub struct Level(pub u8);
+
+    impl dred::runtime::text::TextValue for Level {
+        fn parse_text(field: &str) -> Result<Self, String> {
+            field
+                .parse()
+                .map(Level)
+                .map_err(|e| format!("expected a level: {e}"))
+        }
+        fn write_text(&self, out: &mut String) {
+            out.push_str(&self.0.to_string());
+        }
+    }
+
+    impl Serialize for Level {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            serializer.serialize_u8(self.0)
+        }
+    }
+
+    impl<'de> Deserialize<'de> for Level {
+        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            u8::deserialize(deserializer).map(Level)
+        }
+    }
+
+    dred::datalog! {
+        pub struct Ranks;
+        @input pub struct Rank(pub &'static str, pub Level);
+        @input pub struct Boss(pub &'static str, pub &'static str);
+        pub struct Above(pub &'static str, pub &'static str);
+        pub struct Peer(pub &'static str, pub &'static str, pub Level);
+        pub struct Named(pub &'static str);
+        Above(x, y) <- Boss(x, y);
+        Above(x, z) <- Above(x, y), Boss(y, z);
+        Peer(x, y, l) <- Rank(x, l), Rank(y, l), Above(x, _), Above(y, _);
+        Named("b") <- Boss("b", _);
+        Named(x) <- Named(y), Above(y, x);
+    }
+}
+
 /// Magic-set rewrites: bound by a constant and by a run-time parameter.
 mod queries {
     dred::datalog! {
@@ -84,7 +132,7 @@ fn random_line(columns: &[&str], rng: &mut Rng) -> String {
     let fields: Vec<String> = columns
         .iter()
         .map(|ty| match *ty {
-            "String" | "Symbol" | "dred::Symbol" => {
+            "String" | "Symbol" | "dred::Symbol" | "&'static str" => {
                 ["a", "b", "c", "x y"][rng.below(4) as usize].to_string()
             }
             _ => rng.below(6).to_string(),
@@ -252,6 +300,7 @@ macro_rules! every_program {
     ($f:ident $(, $arg:expr)*) => {{
         $f::<tc_nonlinear::Tc>("tc_nonlinear" $(, $arg)*);
         $f::<tc_linear::Tc>("tc_linear" $(, $arg)*);
+        $f::<closure_downstream::Downstream>("closure_downstream" $(, $arg)*);
         $f::<same_generation::SameGen>("same_generation" $(, $arg)*);
         $f::<mutual_recursion::Mutual>("mutual_recursion" $(, $arg)*);
         $f::<three_atoms::ThreeAtoms>("three_atoms" $(, $arg)*);
@@ -259,6 +308,7 @@ macro_rules! every_program {
         $f::<repeated_variables::Repeated>("repeated_variables" $(, $arg)*);
         $f::<zero_arity::ZeroArity>("zero_arity" $(, $arg)*);
         $f::<mixed::Mixed>("mixed" $(, $arg)*);
+        $f::<own_types::Ranks>("own_types" $(, $arg)*);
         $f::<queries::Graph>("queries" $(, $arg)*);
         $f::<queries::FromZero>("from_zero" $(, $arg)*);
         $f::<queries::EvenFromOne>("even_from_one" $(, $arg)*);

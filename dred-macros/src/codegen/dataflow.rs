@@ -14,17 +14,22 @@ use crate::ir::{self, Term, TypeClass};
 use crate::plan::ColumnUse;
 
 impl Context<'_> {
-    /// The `Dataflow` impl, for a program whose every column is of a type known to cross
-    /// processes (see [`crosses_processes`]); nothing for any other, which then still
-    /// compiles, with the feature on, as it does without.
+    /// The `Dataflow` impl. A column of a type of the user's own (which rustc, not the
+    /// macro, knows to cross processes or not) makes it conditional on that type's
+    /// serde traits, by a bound under a binder: a bound naming no generic parameter would
+    /// be checked where the impl is written, and fail there for a type without them; this
+    /// one is checked where the impl is used.
     pub(super) fn dataflow_impl(&self) -> TokenStream {
-        let columns = self.program.relations.iter().flat_map(|r| &r.columns);
-        if !columns.into_iter().all(crosses_processes) {
-            return TokenStream::new();
-        }
         let rt = &self.rt;
         let (program, fact_enum) = (&self.program.name, &self.fact_enum);
-        let df = quote!(#rt::dataflow);
+        let df = self.df();
+        let mut own_types: Vec<&ir::Column> = Vec::new();
+        for column in self.program.relations.iter().flat_map(|r| &r.columns) {
+            if is_own_type(column) && !own_types.iter().any(|c| c.ty_text == column.ty_text) {
+                own_types.push(column);
+            }
+        }
+        let own_types = own_types.iter().map(|column| &column.ty);
         let inputs = self
             .program
             .relations
@@ -34,7 +39,7 @@ impl Context<'_> {
         let inputs = inputs.map(|(k, relation)| {
             let (name, ty) = (&relation.name, self.ty(relation));
             let columns = column_idents(relation.columns.len());
-            let row = tuple(&columns);
+            let row = tuple(&self.entering(&relation.columns, &columns));
             let rel = rel_ident(k);
             quote! {
                 let #rel = #df::latest(input.clone().flat_map(|(fact, instruction)| match fact {
@@ -56,8 +61,9 @@ impl Context<'_> {
             let (name, ty) = (&relation.name, self.ty(relation));
             let columns = column_idents(relation.columns.len());
             let row = tuple(&columns);
+            let values = leaving(&relation.columns, &columns);
             let rel = rel_ident(k);
-            quote!(#rel.map(|#row| #fact_enum::#name(#ty(#(#columns),*))))
+            quote!(#rel.map(|#row| #fact_enum::#name(#ty(#(#values),*))))
         });
         let names: Vec<&Ident> = self.program.relations.iter().map(|r| &r.name).collect();
         let positions = 0..names.len();
@@ -70,7 +76,10 @@ impl Context<'_> {
                 clippy::redundant_clone,
                 clippy::unused_unit
             )]
-            impl #df::Dataflow for #program {
+            impl #df::Dataflow for #program
+            where
+                #(for<'dred> #own_types: #df::differential_dataflow::ExchangeData,)*
+            {
                 fn dataflow<'scope>(
                     input: #df::Facts<'scope, #df::Time, (#fact_enum, #df::Instruction)>,
                     unit: #df::Facts<'scope, #df::Time, ()>,
@@ -194,7 +203,7 @@ impl Context<'_> {
                 .map(|(i, rule)| self.rule_dataflow(i, rule, members));
             quote!(#exit.enter(inner) #(.concat(#rules))* .distinct())
         });
-        let df = quote!(::dred::runtime::dataflow);
+        let df = self.df();
         quote! {
             #(let #exits = #exit_rules;)*
             let (#(#rels,)*) = scope.iterative::<u64, _, _>(|inner| {
@@ -209,12 +218,41 @@ impl Context<'_> {
         }
     }
 
-    /// The tuple type of relation `k`'s rows.
+    /// The path of the runtime's `dataflow` module.
+    fn df(&self) -> TokenStream {
+        let rt = &self.rt;
+        quote!(#rt::dataflow)
+    }
+
+    /// The tuple type of relation `k`'s rows inside the dataflow.
     fn row_ty(&self, k: usize) -> TokenStream {
         let types: Vec<TokenStream> = (self.relation(k).columns.iter())
-            .map(|c| c.ty.to_token_stream())
+            .map(|c| self.wire_ty(c))
             .collect();
         tuple(&types)
+    }
+
+    /// The type in which `column`'s values travel inside the dataflow: their own, but a
+    /// `&'static str`'s, which travels as a `StaticStr`.
+    fn wire_ty(&self, column: &ir::Column) -> TokenStream {
+        let df = self.df();
+        match column.class {
+            TypeClass::Str { owned: false } => quote!(#df::StaticStr),
+            _ => column.ty.to_token_stream(),
+        }
+    }
+
+    /// The fact's column `values` (bound by value), as they enter the dataflow.
+    fn entering(&self, columns: &[ir::Column], values: &[TokenStream]) -> Vec<TokenStream> {
+        let df = self.df();
+        columns
+            .iter()
+            .zip(values)
+            .map(|(column, value)| match column.class {
+                TypeClass::Str { owned: false } => quote!(#df::StaticStr(#value)),
+                _ => value.clone(),
+            })
+            .collect()
     }
 
     /// The union of the rules deriving non-recursive relation `k`, made distinct.
@@ -281,9 +319,8 @@ impl Context<'_> {
                             let Term::Const(constant) = &atom.terms[c] else {
                                 unreachable!("a constant column holds a constant")
                             };
-                            let value =
-                                self.constant(&self.relation(atom.relation).columns[c], constant);
-                            filters.push(quote!(*#column == #value));
+                            let of = &self.relation(atom.relation).columns[c];
+                            filters.push(equals_constant(column, of, constant));
                         }
                         ColumnUse::Ignore => {}
                     }
@@ -358,29 +395,48 @@ impl Context<'_> {
         quote!(#chain.map(|row| { let #before = &row; #head }))
     }
 
-    /// A constant as an owned value of `column`'s type.
+    /// A constant as an owned value of `column`'s type inside the dataflow.
     fn constant(&self, column: &ir::Column, constant: &ir::Const) -> TokenStream {
-        let (value, ty) = (&constant.expr, &column.ty);
+        let (value, ty, df) = (&constant.expr, &column.ty, self.df());
         match column.class {
             TypeClass::Str { owned: true } => quote!(::std::string::String::from(#value)),
+            TypeClass::Str { owned: false } => quote!(#df::StaticStr(#value)),
             _ => quote!({ let value: #ty = #value; value }),
         }
     }
 }
 
-/// Whether a column's values can be sent to another process as they are (serde) and
-/// received there: integers, `bool`, `char`, `String` and `dred::Symbol`. Not
-/// `&'static str` (a received string has no `'static` home), nor a user's type, which
-/// may lack serde's traits: rustc, not the macro, knows, and a missing trait would be an
-/// error in generated code.
-fn crosses_processes(column: &ir::Column) -> bool {
-    match column.class {
-        TypeClass::Int { .. } | TypeClass::Bool | TypeClass::Char => true,
-        TypeClass::Str { owned } => owned,
-        TypeClass::Other => matches!(
+/// Whether a column is of a type of the user's own: not one whose serde traits the runtime
+/// knows (integers, `bool`, `char`, the strings and `dred::Symbol`).
+fn is_own_type(column: &ir::Column) -> bool {
+    column.class == TypeClass::Other
+        && !matches!(
             column.ty_text.as_str(),
             "Symbol" | "dred::Symbol" | "::dred::Symbol" | "dred::runtime::Symbol"
-        ),
+        )
+}
+
+/// A fact's column `values` (bound by value) from the dataflow, as its relation's struct
+/// holds them.
+fn leaving(columns: &[ir::Column], values: &[TokenStream]) -> Vec<TokenStream> {
+    columns
+        .iter()
+        .zip(values)
+        .map(|(column, value)| match column.class {
+            TypeClass::Str { owned: false } => quote!(#value.0),
+            _ => value.clone(),
+        })
+        .collect()
+}
+
+/// Whether the value of `column` (bound by reference to its value in the dataflow) is
+/// `constant`: strings compare as `&str`, with no owned copy of the constant.
+fn equals_constant(value: &TokenStream, column: &ir::Column, constant: &ir::Const) -> TokenStream {
+    let (constant, ty) = (&constant.expr, &column.ty);
+    match column.class {
+        TypeClass::Str { owned: true } => quote!(#value.as_str() == #constant),
+        TypeClass::Str { owned: false } => quote!(#value.0 == #constant),
+        _ => quote!(*#value == { let value: #ty = #constant; value }),
     }
 }
 
