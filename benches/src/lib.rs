@@ -2,6 +2,9 @@
 //! generators, and each program written once per engine (dred, ascent, crepe, datafrog,
 //! differential-dataflow).
 
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 pub mod ascent;
 pub mod engines;
 
@@ -18,6 +21,37 @@ impl Rng {
         self.0 ^= self.0 >> 7;
         self.0 ^= self.0 << 17;
         (self.0 % u64::from(n)) as u32
+    }
+}
+
+/// The system allocator, counting the bytes of live allocations ([`live_bytes`]): a
+/// binary that measures its heap installs it as its `#[global_allocator]`.
+pub struct Counting;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+
+/// The bytes of live allocations, if [`Counting`] is the global allocator (else 0).
+pub fn live_bytes() -> usize {
+    LIVE.load(Ordering::Relaxed)
+}
+
+// SAFETY: every call is passed on to the system allocator unchanged; the counter only
+// observes sizes.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        LIVE.fetch_add(layout.size(), Ordering::Relaxed);
+        System.alloc(layout)
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+        System.dealloc(ptr, layout)
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        LIVE.fetch_add(new_size, Ordering::Relaxed);
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+        System.realloc(ptr, layout, new_size)
     }
 }
 

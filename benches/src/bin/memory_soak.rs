@@ -10,35 +10,10 @@
 //! allocator), what the relations keep allocated (`heap_bytes`) and the resident set, and
 //! at the end their ratios.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use dred_benches::engines::DredProgram;
-use dred_benches::workloads;
-
-/// The system allocator, counting the bytes of live allocations.
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        LIVE.fetch_add(layout.size(), Ordering::Relaxed);
-        System.alloc(layout)
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-        System.dealloc(ptr, layout)
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        LIVE.fetch_add(new_size, Ordering::Relaxed);
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-        System.realloc(ptr, layout, new_size)
-    }
-}
+use dred_benches::{live_bytes, workloads, Counting};
 
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
@@ -127,11 +102,7 @@ fn main() {
                 new.is_none(),
                 "measured after an even batch: no new fact held"
             );
-            let measured = (
-                LIVE.load(Ordering::Relaxed),
-                program.heap_bytes(),
-                resident_kib(),
-            );
+            let measured = (live_bytes(), program.heap_bytes(), resident_kib());
             if batch == 100 {
                 first = Some(measured);
             }
@@ -145,7 +116,7 @@ fn main() {
         }
     }
     if let Some((live, heap, resident)) = first {
-        let (live_end, heap_end) = (LIVE.load(Ordering::Relaxed), program.heap_bytes());
+        let (live_end, heap_end) = (live_bytes(), program.heap_bytes());
         println!(
             "{}: after {batches} / after 100 batches: heap in use {:.3}×, heap_bytes {:.3}×, \
              resident {:.3}×",

@@ -79,24 +79,30 @@ pub trait Dataflow: Program {
 /// The facts that hold after the instructions of every batch so far: those whose latest
 /// instruction inserts them.
 ///
-/// Every instruction stays in the reduction's arrangement, so its memory grows with the
-/// batches by the input facts they name (not by the derived facts they change): a fact
-/// deleted and inserted a thousand times is a thousand entries. Retracting an instruction
-/// once a later one arrives would need the worker that read the older one to know of the
-/// newer, which reading shares of lines does not give.
+/// Each instruction is an upsert of its fact (present or absent at its batch), which
+/// differential's upsert arrangement routes to the worker that owns the fact and applies
+/// in batch order, an insertion winning over a deletion of the same batch. What it keeps
+/// is each fact's current state: once a batch is done, an instruction that a later one
+/// overrides, or that changes nothing, leaves nothing behind, so memory follows the facts
+/// that hold, not the number of batches.
 pub fn latest<'scope, D>(
     instructions: Facts<'scope, Time, (D, Instruction)>,
 ) -> Facts<'scope, Time, D>
 where
     D: differential_dataflow::ExchangeData + std::hash::Hash,
 {
-    instructions
-        .reduce(|_, instructions, out| {
-            // Sorted by instruction: the last is the latest, an insertion after a deletion
-            // of the same batch.
-            if let Some(((_, true), _)) = instructions.last() {
-                out.push(((), 1isize));
-            }
-        })
-        .map(|(fact, ())| fact)
+    use differential_dataflow::operators::arrange::upsert::arrange_from_upsert;
+    use differential_dataflow::trace::implementations::{ValBuilder, ValSpine};
+    use timely::dataflow::operators::vec::Map as _;
+
+    // Each instruction enters once, with a positive count; its batch is its time.
+    let upserts = instructions
+        .inner
+        .flat_map(|((fact, (_, inserts)), time, count)| {
+            (count > 0).then(|| (fact, inserts.then_some(()), time))
+        });
+    arrange_from_upsert::<ValBuilder<D, (), Time, isize>, ValSpine<D, (), Time, isize>, D, ()>(
+        upserts, "latest",
+    )
+    .as_collection(|fact, ()| fact.clone())
 }

@@ -1,0 +1,80 @@
+//! #57, the dataflow's memory over many batches: a program that copies its input relation
+//! (`Out(x, y) <- Edge(x, y)`), run as its generated dataflow on one timely worker, whose
+//! batches alternately delete and re-insert the same `DRED_CHURN_FACTS` facts (1,000 by
+//! default), `DRED_CHURN_BATCHES` batches in all (4,000). Every batch names every fact
+//! once, so what the dataflow keeps of past batches shows as growth. After batch 100 and
+//! after the last (both re-insertions, so the model is the same), prints the heap in use
+//! (counted by this binary's allocator) and the resident set, and their ratios.
+
+use std::cell::Cell;
+use std::rc::Rc;
+use std::time::Instant;
+
+use dred::runtime::dataflow::differential_dataflow::input::Input as _;
+use dred::runtime::dataflow::{timely, Dataflow};
+use dred_benches::{env_or, live_bytes, status_kib, Counting};
+use timely::dataflow::operators::probe::Handle as Probe;
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+dred::datalog! {
+    pub struct Mirror;
+    @input pub struct Edge(pub u32, pub u32);
+    pub struct Out(pub u32, pub u32);
+    Out(x, y) <- Edge(x, y);
+}
+
+fn main() {
+    let facts: u32 = env_or("DRED_CHURN_FACTS", 1000);
+    let batches: u64 = env_or("DRED_CHURN_BATCHES", 4000).max(102) / 2 * 2;
+    timely::execute(timely::Config::thread(), move |worker| {
+        let probe = Probe::new();
+        let held = Rc::new(Cell::new(0isize));
+        let (mut input, mut unit) = worker.dataflow::<u64, _, _>(|scope| {
+            let (input, facts) = scope.new_collection();
+            let (unit, units) = scope.new_collection();
+            let counter = held.clone();
+            Mirror::dataflow(facts, units)
+                .inspect(move |(_, _, diff)| counter.set(counter.get() + diff))
+                .probe_with(&probe);
+            (input, unit)
+        });
+        unit.insert(());
+        let started = Instant::now();
+        let mut at_100 = (0, 0);
+        for time in 0..=batches {
+            // Batch 0 holds the inputs; odd batches delete them all, even ones put them back.
+            let inserts = time % 2 == 0;
+            for x in 0..facts {
+                input.insert((MirrorFact::Edge(Edge(x, x + 1)), (time, inserts)));
+            }
+            input.advance_to(time + 1);
+            input.flush();
+            unit.advance_to(time + 1);
+            unit.flush();
+            worker.step_while(|| probe.less_than(&(time + 1)));
+            let expected = if inserts { facts as isize } else { 0 };
+            assert_eq!(held.get(), expected, "facts of `Out` after batch {time}");
+            if time == 100 || time == batches {
+                let (heap, resident) = (live_bytes(), status_kib("VmRSS"));
+                println!(
+                    "after batch {time}: heap {:.1} MiB, resident {:.1} MiB, {:.2} s",
+                    heap as f64 / (1 << 20) as f64,
+                    resident as f64 / 1024.0,
+                    started.elapsed().as_secs_f64()
+                );
+                if time == 100 {
+                    at_100 = (heap, resident);
+                } else {
+                    println!(
+                        "{batches} batches of {facts} facts against 100: heap {:.3}×, resident {:.3}×",
+                        heap as f64 / at_100.0 as f64,
+                        resident as f64 / at_100.1 as f64
+                    );
+                }
+            }
+        }
+    })
+    .expect("timely runs");
+}
