@@ -327,9 +327,11 @@ impl HeadEmit {
         }
     }
 
-    /// `join`, with its batches of heads made before it and flushed after it; twice, one
-    /// copy testing heads in batches and one testing them one by one (see
-    /// `admits_in_batches`), each a constant in its copy.
+    /// `join`, with its batches of heads made before it and flushed after it. Whether it
+    /// tests heads in batches or one by one (see `admits_in_batches`) is read once, before
+    /// the join: one copy of the join, where a copy per answer doubled the code (and the
+    /// instances of every generic function its closures call) for a branch that the
+    /// processor predicts.
     pub(super) fn around(&self, pending: &Ident, join: TokenStream) -> TokenStream {
         let HeadEmit {
             rt, head_relation, ..
@@ -352,13 +354,8 @@ impl HeadEmit {
         quote! {
             #make_held
             let mut #admitting = ::std::vec::Vec::new();
-            if #rt::generated::admits_in_batches(&self.#head_relation) {
-                let admit_in_batches = true;
-                #join
-            } else {
-                let admit_in_batches = false;
-                #join
-            }
+            let admit_in_batches = #rt::generated::admits_in_batches(&self.#head_relation);
+            #join
             #flush_held
             if !#admitting.is_empty() {
                 #flush_admitting
