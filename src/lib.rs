@@ -403,10 +403,10 @@
 //! ## Beyond one machine: timely dataflow
 //!
 //! With the cargo feature `dataflow` (off by default), every program is also a
-//! differential-dataflow dataflow (`runtime::dataflow::Dataflow`, generated from the same checked program and
-//! join plans, magic-set rewrites included), and `runtime::dataflow::run` runs it on
-//! timely workers: threads of one process, or processes on several machines, with timely's
-//! standard arguments. Input facts and update batches come from the same fact files as
+//! differential-dataflow dataflow (`runtime::dataflow::Dataflow`, generated from the same
+//! checked program and join plans, magic-set rewrites included), and
+//! `runtime::dataflow::run` runs it on timely workers: threads of one process, or
+//! processes on several machines, with timely's standard arguments. Input facts and update batches come from the same fact files as
 //! [`runtime::io::read_input_dir`] reads, each worker feeding its share of their lines.
 //!
 //! Which to choose:

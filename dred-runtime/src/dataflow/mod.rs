@@ -53,7 +53,8 @@ pub type Time = u64;
 pub type Facts<'scope, T, D> = VecCollection<'scope, T, D, isize>;
 
 /// What a batch does to one input fact: the batch's number, and whether it inserts the
-/// fact (`true`) or deletes it. The later instruction wins, and an insertion wins over a
+/// fact (`true`) or deletes it. An instruction enters the dataflow at its batch's time,
+/// and that time orders it: the later instruction wins, and an insertion wins over a
 /// deletion of the same batch, as a local update deletes first and then inserts.
 pub type Instruction = (Time, bool);
 
