@@ -124,7 +124,7 @@ impl<T: Tuple> Admit<&FactSet<T>> {
         held: &Relation<T, X>,
         head: &T,
         cause: Option<(Stamp, Stamp)>,
-        floor: impl FnOnce() -> Stamp,
+        floor: &dyn Fn() -> Stamp,
     ) -> bool {
         match self {
             Admit::Absent => !held.contains(head),
@@ -181,26 +181,26 @@ impl<'r, U: Tuple, X, I: Iterator<Item = &'r U>> Iterator for WithCauses<'r, U, 
 
 /// [`Admit::Held`]'s test of a held head stamped `stamp`, given the `cause` of the
 /// instance's delta fact and the largest stamp its other derived facts had before this
-/// round's raises (`floor`, asked last). With `|| 0` for `floor`, whether the head may have
+/// round's raises (`floor`, asked last). With `&|| 0` for `floor`, whether the head may have
 /// counted on any instance with that delta fact: a join that walks the heads before the
 /// rest of the body filters them so.
 ///
 /// ```
 /// use dred_runtime::admit::held_admits;
 /// // A delta fact stamped 3, about to go: heads younger than it may have counted on it.
-/// assert!(held_admits(5, Some((3, u32::MAX)), || 4));
-/// assert!(!held_admits(3, Some((3, u32::MAX)), || 0));
+/// assert!(held_admits(5, Some((3, u32::MAX)), &|| 4));
+/// assert!(!held_admits(3, Some((3, u32::MAX)), &|| 0));
 /// // Not if the instance's other fact is no older than the head.
-/// assert!(!held_admits(5, Some((3, u32::MAX)), || 5));
+/// assert!(!held_admits(5, Some((3, u32::MAX)), &|| 5));
 /// // A fact risen from 3 to 6: heads stamped 4 to 6 counted on it, and count no more.
-/// assert!(!held_admits(7, Some((3, 6)), || 0));
+/// assert!(!held_admits(7, Some((3, 6)), &|| 0));
 /// ```
+///
+/// `floor` is a trait object, not a type parameter: every join of every program calls
+/// this, each with a closure of its own, and a type parameter compiled a copy per call.
+/// Inlined into its caller, the call is direct again.
 #[inline]
-pub fn held_admits(
-    stamp: Stamp,
-    cause: Option<(Stamp, Stamp)>,
-    floor: impl FnOnce() -> Stamp,
-) -> bool {
+pub fn held_admits(stamp: Stamp, cause: Option<(Stamp, Stamp)>, floor: &dyn Fn() -> Stamp) -> bool {
     if !claims_support(stamp) {
         return true;
     }

@@ -234,7 +234,7 @@ impl Context<'_> {
                         #(#head_binds)*
                         'instance: {
                             #(#tests)*
-                            if #rt::generated::held_admits(stamp, cause, || 0 #(#floors)*) {
+                            if #rt::generated::held_admits(stamp, cause, &|| 0 #(#floors)*) {
                                 emitted[at] = true;
                                 if out.#head_relation.insert(::std::clone::Clone::clone(#row1)) {
                                     stamped.push((#fact_enum::#head_relation(::std::clone::Clone::clone(#row1)), stamp));
@@ -306,7 +306,7 @@ impl HeadEmit {
                 }
             }
         } else {
-            quote!(#rt::generated::emit_held(&self.#head_relation, head, cause, || #floor, &mut out.#head_relation, stamped, #fact_enum::#head_relation);)
+            quote!(#rt::generated::emit_held(&self.#head_relation, head, cause, &|| #floor, &mut out.#head_relation, stamped, #fact_enum::#head_relation);)
         };
         let admitting = Self::admitting(pending);
         let flush_admitting = self.flush_admitting(&admitting);
@@ -321,7 +321,7 @@ impl HeadEmit {
                 if #admitting.len() == #rt::generated::ADMIT_BATCH {
                     #flush_admitting
                 }
-            } else if admit.admits(&self.#head_relation, &head, cause, || 0) {
+            } else if admit.admits(&self.#head_relation, &head, cause, &|| 0) {
                 out.#head_relation.insert(head);
             }
         }
@@ -382,7 +382,7 @@ impl HeadEmit {
             ..
         } = self;
         quote! {
-            #rt::generated::emit_held_all(&self.#head_relation, &mut #pending, |(#(#floor_rows,)*)| #floor, &mut out.#head_relation, stamped, #fact_enum::#head_relation);
+            #rt::generated::emit_held_all(&self.#head_relation, &mut #pending, &|(#(#floor_rows,)*)| #floor, &mut out.#head_relation, stamped, #fact_enum::#head_relation);
         }
     }
 }

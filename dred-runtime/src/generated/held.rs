@@ -16,7 +16,7 @@ pub fn emit_held<T: Tuple, X, F>(
     held: &Relation<T, X>,
     head: T,
     cause: Option<(Stamp, Stamp)>,
-    floor: impl FnOnce() -> Stamp,
+    floor: &dyn Fn() -> Stamp,
     out: &mut FactSet<T>,
     stamped: &mut Vec<(F, Stamp)>,
     fact: fn(T) -> F,
@@ -83,7 +83,7 @@ pub fn admit_all<T: Tuple, X>(
     );
     let mut admitted = [false; ADMIT_BATCH];
     for (admitted, head) in admitted.iter_mut().zip(pending.iter()) {
-        *admitted = admit.admits(held, head, None, || 0);
+        *admitted = admit.admits(held, head, None, &|| 0);
     }
     for (head, admitted) in pending.drain(..).zip(admitted) {
         if admitted {
@@ -113,12 +113,12 @@ pub fn admit_all<T: Tuple, X>(
 /// let heads: Vec<_> = (0..45).map(|b| ((1, b), Some((9, u32::MAX)), b / 2 + 3)).collect();
 /// let (mut one_out, mut one_by_one) = (FactSet::default(), Vec::new());
 /// for &(head, cause, other) in &heads {
-///     emit_held(&r, head, cause, || other, &mut one_out, &mut one_by_one, |f| f);
+///     emit_held(&r, head, cause, &|| other, &mut one_out, &mut one_by_one, |f| f);
 /// }
 /// let (mut all_out, mut batched) = (FactSet::default(), Vec::new());
 /// for chunk in heads.chunks(HELD_BATCH) {
 ///     let mut pending = chunk.to_vec();
-///     emit_held_all(&r, &mut pending, |&other| other, &mut all_out, &mut batched, |f| f);
+///     emit_held_all(&r, &mut pending, &|&other| other, &mut all_out, &mut batched, |f| f);
 ///     assert!(pending.is_empty());
 /// }
 /// assert_eq!(batched, one_by_one);
@@ -128,7 +128,7 @@ pub fn admit_all<T: Tuple, X>(
 pub fn emit_held_all<T: Tuple, X, F, Rows>(
     held: &Relation<T, X>,
     pending: &mut Vec<HeldHead<T, Rows>>,
-    floor: impl Fn(&Rows) -> Stamp,
+    floor: &dyn Fn(&Rows) -> Stamp,
     out: &mut FactSet<T>,
     stamped: &mut Vec<(F, Stamp)>,
     fact: fn(T) -> F,
@@ -144,7 +144,7 @@ pub fn emit_held_all<T: Tuple, X, F, Rows>(
     // By reference, not drained: moving each head out cost more than cloning a head's
     // plain values twice (`BENCHMARKS.md`, *Design measurements*, "Held heads").
     for ((head, cause, rows), stamp) in pending.iter().zip(stamps) {
-        let Some(stamp) = stamp.filter(|&stamp| held_admits(stamp, *cause, || floor(rows))) else {
+        let Some(stamp) = stamp.filter(|&stamp| held_admits(stamp, *cause, &|| floor(rows))) else {
             continue;
         };
         if out.insert(head.clone()) {
