@@ -236,23 +236,16 @@ impl Context<'_> {
     /// `&'static str`'s, which travels as a `StaticStr`.
     fn wire_ty(&self, column: &ir::Column) -> TokenStream {
         let df = self.df();
-        match column.class {
-            TypeClass::Str { owned: false } => quote!(#df::StaticStr),
-            _ => column.ty.to_token_stream(),
+        match is_static_str(column) {
+            true => quote!(#df::StaticStr),
+            false => column.ty.to_token_stream(),
         }
     }
 
     /// The fact's column `values` (bound by value), as they enter the dataflow.
     fn entering(&self, columns: &[ir::Column], values: &[TokenStream]) -> Vec<TokenStream> {
         let df = self.df();
-        columns
-            .iter()
-            .zip(values)
-            .map(|(column, value)| match column.class {
-                TypeClass::Str { owned: false } => quote!(#df::StaticStr(#value)),
-                _ => value.clone(),
-            })
-            .collect()
+        map_static_strs(columns, values, |value| quote!(#df::StaticStr(#value)))
     }
 
     /// The union of the rules deriving non-recursive relation `k`, made distinct.
@@ -416,15 +409,30 @@ fn is_own_type(column: &ir::Column) -> bool {
         )
 }
 
+/// Whether `column` is a `&'static str`, which travels inside the dataflow as a
+/// `StaticStr`.
+fn is_static_str(column: &ir::Column) -> bool {
+    column.class == TypeClass::Str { owned: false }
+}
+
 /// A fact's column `values` (bound by value) from the dataflow, as its relation's struct
 /// holds them.
 fn leaving(columns: &[ir::Column], values: &[TokenStream]) -> Vec<TokenStream> {
+    map_static_strs(columns, values, |value| quote!(#value.0))
+}
+
+/// The column `values`, those of `&'static str` columns through `convert`.
+fn map_static_strs(
+    columns: &[ir::Column],
+    values: &[TokenStream],
+    convert: impl Fn(&TokenStream) -> TokenStream,
+) -> Vec<TokenStream> {
     columns
         .iter()
         .zip(values)
-        .map(|(column, value)| match column.class {
-            TypeClass::Str { owned: false } => quote!(#value.0),
-            _ => value.clone(),
+        .map(|(column, value)| match is_static_str(column) {
+            true => convert(value),
+            false => value.clone(),
         })
         .collect()
 }
