@@ -6,6 +6,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 pub mod ascent;
+pub mod dataflow;
 pub mod engines;
 
 /// A small xorshift generator: the workloads must not depend on a crate's RNG version.

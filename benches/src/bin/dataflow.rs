@@ -7,18 +7,13 @@
 //! `DRED_DF_ENGINES` (some of `local,generated_1,generated_2,hand_written`) only those
 //! engines. Prints one JSON object per line.
 
-use std::cell::Cell;
-use std::rc::Rc;
 use std::time::{Duration, Instant};
 
-use dred::runtime::dataflow::differential_dataflow::input::Input as _;
 use dred::runtime::dataflow::{timely, Dataflow};
 use dred::runtime::{FactSets, Program, Symbols};
+use dred_benches::dataflow::{Fact, Session};
 use dred_benches::engines::{differential_session, dred_programs, DredProgram};
 use dred_benches::{env_or, median, update_facts, workloads, Rules, UpdateBatch, Workload};
-use timely::dataflow::operators::probe::Handle as Probe;
-
-type Fact<P> = <<P as Program>::Facts as FactSets>::Fact;
 
 /// A batch's deletions and insertions as facts of `P`.
 type FactBatch<P> = (Vec<Fact<P>>, Vec<Fact<P>>);
@@ -63,48 +58,30 @@ where
     let guards = timely::execute(timely::Config::process(workers), move |worker| {
         let (index, peers) = (worker.index(), worker.peers());
         let (inputs, batches) = shared.lock().unwrap().clone();
-        let probe = Probe::new();
-        let count = Rc::new(Cell::new(0isize));
-        let (mut input, mut unit) = worker.dataflow::<u64, _, _>(|scope| {
-            let (input, facts) = scope.new_collection();
-            let (unit, units) = scope.new_collection();
-            let counter = count.clone();
-            P::dataflow(facts, units)
-                .inspect(move |(_, _, diff)| counter.set(counter.get() + diff))
-                .probe_with(&probe);
-            (input, unit)
-        });
+        let mut session = Session::<P>::new(worker);
         let started = Instant::now();
         for fact in inputs.into_iter().skip(index).step_by(peers) {
-            input.insert((fact, (0, true)));
+            session.input.insert((fact, (0, true)));
         }
         if index == 0 {
-            unit.insert(());
+            session.unit.insert(());
         }
-        input.advance_to(1);
-        input.flush();
-        unit.advance_to(1);
-        unit.flush();
-        worker.step_while(|| probe.less_than(&1));
+        session.finish(worker, 0);
         let scratch = started.elapsed();
         let mut latencies = Vec::new();
         for (t, (deletions, insertions)) in batches.into_iter().enumerate() {
             let time = t as u64 + 1;
             let started = Instant::now();
             for fact in deletions.into_iter().skip(index).step_by(peers) {
-                input.insert((fact, (time, false)));
+                session.input.insert((fact, (time, false)));
             }
             for fact in insertions.into_iter().skip(index).step_by(peers) {
-                input.insert((fact, (time, true)));
+                session.input.insert((fact, (time, true)));
             }
-            input.advance_to(time + 1);
-            input.flush();
-            unit.advance_to(time + 1);
-            unit.flush();
-            worker.step_while(|| probe.less_than(&(time + 1)));
+            session.finish(worker, time);
             latencies.push(started.elapsed());
         }
-        (scratch, latencies, count.get())
+        (scratch, latencies, session.derived())
     })
     .expect("timely runs");
     let results: Vec<_> = guards

@@ -6,14 +6,11 @@
 //! after the last (both re-insertions, so the model is the same), prints the heap in use
 //! (counted by this binary's allocator) and the resident set, and their ratios.
 
-use std::cell::Cell;
-use std::rc::Rc;
 use std::time::Instant;
 
-use dred::runtime::dataflow::differential_dataflow::input::Input as _;
-use dred::runtime::dataflow::{timely, Dataflow};
+use dred::runtime::dataflow::timely;
+use dred_benches::dataflow::Session;
 use dred_benches::{env_or, live_bytes, status_kib, Counting};
-use timely::dataflow::operators::probe::Handle as Probe;
 
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
@@ -29,33 +26,20 @@ fn main() {
     let facts: u32 = env_or("DRED_CHURN_FACTS", 1000);
     let batches: u64 = env_or("DRED_CHURN_BATCHES", 4000).max(102) / 2 * 2;
     timely::execute(timely::Config::thread(), move |worker| {
-        let probe = Probe::new();
-        let held = Rc::new(Cell::new(0isize));
-        let (mut input, mut unit) = worker.dataflow::<u64, _, _>(|scope| {
-            let (input, facts) = scope.new_collection();
-            let (unit, units) = scope.new_collection();
-            let counter = held.clone();
-            Mirror::dataflow(facts, units)
-                .inspect(move |(_, _, diff)| counter.set(counter.get() + diff))
-                .probe_with(&probe);
-            (input, unit)
-        });
-        unit.insert(());
+        let mut session = Session::<Mirror>::new(worker);
+        session.unit.insert(());
         let started = Instant::now();
         let mut at_100 = (0, 0);
         for time in 0..=batches {
             // Batch 0 holds the inputs; odd batches delete them all, even ones put them back.
             let inserts = time % 2 == 0;
             for x in 0..facts {
-                input.insert((MirrorFact::Edge(Edge(x, x + 1)), (time, inserts)));
+                let fact = MirrorFact::Edge(Edge(x, x + 1));
+                session.input.insert((fact, (time, inserts)));
             }
-            input.advance_to(time + 1);
-            input.flush();
-            unit.advance_to(time + 1);
-            unit.flush();
-            worker.step_while(|| probe.less_than(&(time + 1)));
+            session.finish(worker, time);
             let expected = if inserts { facts as isize } else { 0 };
-            assert_eq!(held.get(), expected, "facts of `Out` after batch {time}");
+            assert_eq!(session.derived(), expected, "facts of `Out` after batch {time}");
             if time == 100 || time == batches {
                 let (heap, resident) = (live_bytes(), status_kib("VmRSS"));
                 println!(
