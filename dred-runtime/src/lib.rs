@@ -47,8 +47,8 @@ pub use program::{
     Program, Record, RelationInfo, RuleInfo, TermInfo, Work,
 };
 pub use relation::{
-    key_hash, key_runs, FactHashState, FactSet, FixedHasher, Index, IndexLayout, IndexSet,
-    IndexSource, KeyRuns, Relation, Room, Stamp, StampedRows, Tuple, UNSTAMPED,
+    key_hash, key_runs, FactHashState, FactSet, FixedHasher, Index, IndexLayout, IndexOf, IndexSet,
+    IndexSource, KeyQuery, KeyRuns, Relation, Room, Stamp, StampedRows, Tuple, UNSTAMPED,
 };
 pub use report::{Phase, Round, Trace, UpdateReport, Witness};
 pub use settings::{HeldJoins, Settings};

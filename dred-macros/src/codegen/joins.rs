@@ -121,14 +121,15 @@ impl Context<'_> {
         let first_hash = sorts.then(|| {
             let first_hash = format_ident!("first_hash_rule_{}", index);
             let head_match_key = self.head_match(rule, &quote!(::core::option::Option::None));
-            let key_hash = self.key_hash(rule, &plan.derive.steps[0]);
+            let key = self.key_refs(rule, &plan.derive.steps[0]);
+            let rt = &self.rt;
             quote! {
                 /// The key hash of the bucket this rule's support check walks first, if
                 /// `head` matches the rule's head.
                 #[inline]
                 fn #first_hash(&self, head: &#head_ty) -> ::core::option::Option<u64> {
                     #head_match_key
-                    ::core::option::Option::Some(#key_hash)
+                    ::core::option::Option::Some(#rt::key_hash(&#key))
                 }
             }
         });

@@ -10,23 +10,19 @@ use crate::ir::{self, TypeClass};
 use crate::plan::{Access, ColumnUse, Join, Step};
 
 impl Context<'_> {
-    /// A probe of `step`'s index, by `method` (`probe` or `probe_before_latest`), in `rule`:
-    /// the rows of the bucket of the key the step knows.
+    /// A probe of `step`'s index, by `method` (`probe`, `probe_before_latest` or
+    /// `probe_stamped`), in `rule`: the rows of the bucket of the key the step knows, given
+    /// as a tuple of references (`dred_runtime::KeyQuery`).
     pub(super) fn probe(&self, rule: &ir::Rule, step: &Step, method: &str) -> TokenStream {
-        let Access::Probe { index, key } = &step.access else {
+        let Access::Probe { index, .. } = &step.access else {
             unreachable!("a probe step has a key")
         };
         let atom = &rule.body[step.atom];
         let name = &self.relation(atom.relation).name;
         let path = self.index_path(atom.relation, *index);
-        let hash = self.key_hash(rule, step);
+        let key = self.key_refs(rule, step);
         let method = format_ident!("{}", method);
-        let is_key = key.iter().enumerate().map(|(i, &column)| {
-            let field = tuple_field(i, key.len());
-            let value = self.key_column(rule, atom, step, column, KeyForm::Compared);
-            quote!(key #field == #value)
-        });
-        quote!(self.#name.#method(#path, #hash, |key| true #(&& #is_key)*))
+        quote!(self.#name.#method(#path, #key))
     }
 
     /// The fact of a compact index's row `stored` for `step`'s probe: its key columns from
@@ -72,8 +68,8 @@ impl Context<'_> {
         matches!(step.access, Access::Probe { .. }) && self.compact(rule.body[step.atom].relation)
     }
 
-    /// The hash of the key a [`Access::Probe`] step looks up.
-    pub(super) fn key_hash(&self, rule: &ir::Rule, step: &Step) -> TokenStream {
+    /// The key a [`Access::Probe`] step looks up, as a tuple of references to its values.
+    pub(super) fn key_refs(&self, rule: &ir::Rule, step: &Step) -> TokenStream {
         let Access::Probe { key, .. } = &step.access else {
             unreachable!("a probe step has a key")
         };
@@ -82,9 +78,7 @@ impl Context<'_> {
             .iter()
             .map(|&k| self.key_column(rule, atom, step, k, KeyForm::Hashed))
             .collect();
-        let rt = &self.rt;
-        let key = tuple(&key_values);
-        quote!(#rt::key_hash(&#key))
+        tuple(&key_values)
     }
 
     /// A key column's known value (a bound variable or a constant) in `form`.
@@ -102,7 +96,6 @@ impl Context<'_> {
                 let var = self.var_at(rule, v, column);
                 match form {
                     KeyForm::Hashed => quote!(#var),
-                    KeyForm::Compared => quote!(*#var),
                     KeyForm::Owned => quote!(::std::clone::Clone::clone(#var)),
                 }
             }
@@ -118,7 +111,6 @@ impl Context<'_> {
                     // `String` hashes as `str`: probe with the borrowed literal.
                     KeyForm::Hashed if owned_str => quote!(&#value),
                     KeyForm::Hashed => quote!(&{ let value: #ty = #value; value }),
-                    KeyForm::Compared => quote!(#value),
                     KeyForm::Owned if owned_str => quote!(::std::string::String::from(#value)),
                     KeyForm::Owned => quote!({ let value: #ty = #value; value }),
                 }
@@ -143,10 +135,9 @@ impl Context<'_> {
 /// How [`Context::key_column`] writes a key column's known value.
 #[derive(Clone, Copy)]
 pub(super) enum KeyForm {
-    /// A reference with the column's own type, hashed as the index's keys are.
+    /// A reference with the column's own type, hashed as the index's keys are and
+    /// compared with them.
     Hashed,
-    /// A value to compare a stored key's column with.
-    Compared,
     /// An owned value, for a key or a fact.
     Owned,
 }

@@ -22,6 +22,63 @@ pub fn key_hash<K: Hash + ?Sized>(key: &K) -> u64 {
     FactHashState.hash_one(key)
 }
 
+/// A probe's key: a tuple of references to the values it looks up, e.g. `(&x, &"a")`,
+/// compared column by column with the keys an index stores (`K`). A probe takes its key
+/// this way, rather than as a closure that compares, so that the probe is compiled once
+/// per index layout and key type rather than once per place a join probes (`datalog!`
+/// writes hundreds of those); a stored `String` column is compared with a borrowed `str`.
+///
+/// ```
+/// use dred_runtime::KeyQuery;
+/// let stored = (String::from("a"), 1u32);
+/// assert!((&"a", &1u32).matches(&stored));
+/// assert!(!(&"b", &1u32).matches(&stored));
+/// // Keys of more than twelve columns nest, as `datalog!` writes them.
+/// assert!(((&1u8,), (&2u8,)).matches(&((1u8,), (2u8,))));
+/// ```
+pub trait KeyQuery<K> {
+    /// Whether `key` holds the values this query refers to.
+    fn matches(&self, key: &K) -> bool;
+}
+
+impl<A: PartialEq<B>, B: ?Sized> KeyQuery<A> for &B {
+    #[inline]
+    fn matches(&self, key: &A) -> bool {
+        *key == **self
+    }
+}
+
+macro_rules! key_query_tuples {
+    ($(($($query:ident $stored:ident $at:tt),+))+) => {$(
+        impl<$($stored, $query: KeyQuery<$stored>),+> KeyQuery<($($stored,)+)> for ($($query,)+) {
+            #[inline]
+            fn matches(&self, key: &($($stored,)+)) -> bool {
+                true $(&& self.$at.matches(&key.$at))+
+            }
+        }
+    )+};
+}
+
+key_query_tuples! {
+    (Q0 K0 0)
+    (Q0 K0 0, Q1 K1 1)
+    (Q0 K0 0, Q1 K1 1, Q2 K2 2)
+    (Q0 K0 0, Q1 K1 1, Q2 K2 2, Q3 K3 3)
+    (Q0 K0 0, Q1 K1 1, Q2 K2 2, Q3 K3 3, Q4 K4 4)
+    (Q0 K0 0, Q1 K1 1, Q2 K2 2, Q3 K3 3, Q4 K4 4, Q5 K5 5)
+    (Q0 K0 0, Q1 K1 1, Q2 K2 2, Q3 K3 3, Q4 K4 4, Q5 K5 5, Q6 K6 6)
+    (Q0 K0 0, Q1 K1 1, Q2 K2 2, Q3 K3 3, Q4 K4 4, Q5 K5 5, Q6 K6 6, Q7 K7 7)
+    (Q0 K0 0, Q1 K1 1, Q2 K2 2, Q3 K3 3, Q4 K4 4, Q5 K5 5, Q6 K6 6, Q7 K7 7, Q8 K8 8)
+    (Q0 K0 0, Q1 K1 1, Q2 K2 2, Q3 K3 3, Q4 K4 4, Q5 K5 5, Q6 K6 6, Q7 K7 7, Q8 K8 8, Q9 K9 9)
+    (Q0 K0 0, Q1 K1 1, Q2 K2 2, Q3 K3 3, Q4 K4 4, Q5 K5 5, Q6 K6 6, Q7 K7 7, Q8 K8 8, Q9 K9 9, Q10 K10 10)
+    (Q0 K0 0, Q1 K1 1, Q2 K2 2, Q3 K3 3, Q4 K4 4, Q5 K5 5, Q6 K6 6, Q7 K7 7, Q8 K8 8, Q9 K9 9, Q10 K10 10, Q11 K11 11)
+}
+
+/// Which index of a relation's index set (`I`) a probe reads: a function pointer, rather
+/// than a closure, so that probes of one index share one compiled probe (see
+/// [`KeyQuery`]); in an optimized build each probe still reads its field directly.
+pub type IndexOf<T, I, L> = for<'i> fn(&'i I) -> &'i Index<T, L>;
+
 /// The runs of equal keys of a slice sorted by key, in order: how a delta join walks its
 /// delta grouped by the values the later steps read (each run is one group).
 ///
@@ -531,20 +588,20 @@ impl<T: Tuple, L: IndexLayout<T>> Index<T, L> {
         Some(buckets)
     }
 
-    /// The bucket of the key that hashes to `hash` and passes `is_key`, building the index
+    /// The bucket of the key that hashes to `hash` and matches `key`, building the index
     /// from `source` on the first probe of a relation that holds a fact.
     #[inline]
     pub(super) fn keyed<'s>(
         &self,
         source: impl FnOnce() -> Option<IndexSource<'s, T>>,
         hash: u64,
-        mut is_key: impl FnMut(&L::Key) -> bool,
+        key: &impl KeyQuery<L::Key>,
     ) -> Option<&Keyed<L::Key, L::Row>> {
         let buckets = match self.buckets.get() {
             Some(buckets) => buckets,
             None => self.build_on_first_probe(source()?),
         };
-        buckets.find(hash, |keyed| is_key(&keyed.key))
+        buckets.find(hash, |keyed| key.matches(&keyed.key))
     }
 
     /// The buckets, built from `source` by the first probe. Out of line and free of the

@@ -3,6 +3,7 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
+use std::hash::Hash;
 
 pub use crate::fact::{
     claims_support, FactHashState, FactSet, FixedHasher, Stamp, Tuple, UNSTAMPED,
@@ -61,7 +62,7 @@ const RETIRE_BATCH: usize = 32;
 /// edges.insert((1, 2), 1);
 /// edges.insert((1, 3), 1);
 /// assert!(edges.contains(&(1, 2)));
-/// let mut from_one = edges.probe(|ix| &ix.0, key_hash(&(&1u32,)), |key| key.0 == 1).to_vec();
+/// let mut from_one = edges.probe(|ix| &ix.0, (&1u32,)).to_vec();
 /// from_one.sort_unstable();
 /// assert_eq!(from_one, [(2,), (3,)]);
 /// ```
@@ -293,18 +294,16 @@ impl<T: Tuple, I> Relation<T, I> {
     }
 
     /// The rows of the bucket of index `index` (a field of the relation's index set) whose
-    /// key hashes to `hash` ([`key_hash`] of a tuple of references to the key's values) and
-    /// passes `is_key`. The first probe of a relation that holds a fact builds the index,
-    /// which is maintained from then on.
+    /// key holds the values `key` refers to (a tuple of references, see [`KeyQuery`]). The
+    /// first probe of a relation that holds a fact builds the index, which is maintained
+    /// from then on.
     #[inline]
     pub fn probe<L: IndexLayout<T>>(
         &self,
-        index: impl FnOnce(&I) -> &Index<T, L>,
-        hash: u64,
-        is_key: impl FnMut(&L::Key) -> bool,
+        index: IndexOf<T, I, L>,
+        key: impl KeyQuery<L::Key> + Hash,
     ) -> &[L::Row] {
-        self.keyed(index, hash, is_key)
-            .map_or(&[], |keyed| keyed.rows())
+        self.keyed(index, &key).map_or(&[], |keyed| keyed.rows())
     }
 
     /// Whether `index` is built: the first probe while the relation holds a fact builds
@@ -325,13 +324,10 @@ impl<T: Tuple, I> Relation<T, I> {
     /// let mut edges = Relation::with_indexes((Index::<_, ByFirst>::new(),));
     /// edges.insert((1, 2), 1);
     /// assert!(!edges.index_is_built(|ix| &ix.0));
-    /// edges.probe(|ix| &ix.0, key_hash(&(&1u32,)), |key| key.0 == 1);
+    /// edges.probe(|ix| &ix.0, (&1u32,));
     /// assert!(edges.index_is_built(|ix| &ix.0));
     /// ```
-    pub fn index_is_built<L: IndexLayout<T>>(
-        &self,
-        index: impl FnOnce(&I) -> &Index<T, L>,
-    ) -> bool {
+    pub fn index_is_built<L: IndexLayout<T>>(&self, index: IndexOf<T, I, L>) -> bool {
         index(&self.indexes).any_built()
     }
 
@@ -359,20 +355,18 @@ impl<T: Tuple, I> Relation<T, I> {
     /// let mut edges = Relation::with_indexes((Index::<_, ByFirst>::new(),));
     /// let batch = |facts: &[(u32, u32)]| facts.iter().copied().collect::<FactSet<_>>();
     /// edges.insert_all(&batch(&[(1, 2)]), 1);
-    /// let ones = key_hash(&(&1u32,));
-    /// assert_eq!(edges.probe(|ix| &ix.0, ones, |k| k.0 == 1), [(2,)]); // builds the index
+    /// assert_eq!(edges.probe(|ix| &ix.0, (&1u32,)), [(2,)]); // builds the index
     /// edges.insert_all(&batch(&[(1, 3)]), 2);
-    /// assert_eq!(edges.probe(|ix| &ix.0, ones, |k| k.0 == 1), [(2,), (3,)]);
-    /// assert_eq!(edges.probe_before_latest(|ix| &ix.0, ones, |k| k.0 == 1), [(2,)]);
+    /// assert_eq!(edges.probe(|ix| &ix.0, (&1u32,)), [(2,), (3,)]);
+    /// assert_eq!(edges.probe_before_latest(|ix| &ix.0, (&1u32,)), [(2,)]);
     /// ```
     #[inline]
     pub fn probe_before_latest<L: IndexLayout<T>>(
         &self,
-        index: impl FnOnce(&I) -> &Index<T, L>,
-        hash: u64,
-        is_key: impl FnMut(&L::Key) -> bool,
+        index: IndexOf<T, I, L>,
+        key: impl KeyQuery<L::Key> + Hash,
     ) -> &[L::Row] {
-        self.keyed(index, hash, is_key)
+        self.keyed(index, &key)
             .map_or(&[], |keyed| keyed.before(self.batch))
     }
 
@@ -381,11 +375,10 @@ impl<T: Tuple, I> Relation<T, I> {
     #[inline]
     pub fn probe_stamped<L: IndexLayout<T>>(
         &self,
-        index: impl FnOnce(&I) -> &Index<T, L>,
-        hash: u64,
-        is_key: impl FnMut(&L::Key) -> bool,
+        index: IndexOf<T, I, L>,
+        key: impl KeyQuery<L::Key> + Hash,
     ) -> StampedRows<'_, T, I, L::Row> {
-        let (rows, stamps): (&[L::Row], &[Stamp]) = match self.keyed(index, hash, is_key) {
+        let (rows, stamps): (&[L::Row], &[Stamp]) = match self.keyed(index, &key) {
             Some(keyed) => (keyed.rows(), keyed.stamps()),
             None => (&[], &[]),
         };
@@ -396,18 +389,16 @@ impl<T: Tuple, I> Relation<T, I> {
         }
     }
 
-    /// The bucket of `index` for the key that hashes to `hash` and passes `is_key`, with
-    /// its key; the index is built on the first probe of a relation that holds a fact.
+    /// The bucket of `index` for the key `key` refers to, with its key; the index is built on the first probe of a relation that holds a fact.
     #[inline]
-    fn keyed<'s, L: IndexLayout<T>>(
-        &'s self,
-        index: impl FnOnce(&'s I) -> &'s Index<T, L>,
-        hash: u64,
-        is_key: impl FnMut(&L::Key) -> bool,
-    ) -> Option<&'s Keyed<L::Key, L::Row>> {
+    fn keyed<L: IndexLayout<T>>(
+        &self,
+        index: IndexOf<T, I, L>,
+        key: &(impl KeyQuery<L::Key> + Hash),
+    ) -> Option<&Keyed<L::Key, L::Row>> {
         let source =
             || (!self.facts.is_empty() || !self.dead.is_empty()).then(|| self.index_source());
-        index(&self.indexes).keyed(source, hash, is_key)
+        index(&self.indexes).keyed(source, key_hash(key), key)
     }
 
     fn index_source(&self) -> IndexSource<'_, T> {
@@ -612,7 +603,7 @@ impl<T: Tuple, I: IndexSet<T>> Relation<T, I> {
     /// // Each fact costs its 8 bytes, its stamp's 4 and a table's slack.
     /// assert!(edges.heap_bytes() >= empty + 1000 * 12);
     /// let unindexed = edges.heap_bytes();
-    /// edges.probe(|ix| &ix.0, key_hash(&(&1u32,)), |key| key.0 == 1); // builds the index
+    /// edges.probe(|ix| &ix.0, (&1u32,)); // builds the index
     /// // A row holds the second column only: 4 bytes.
     /// let index = edges.heap_bytes() - unindexed;
     /// assert!((1000 * 4..1000 * 8).contains(&index));

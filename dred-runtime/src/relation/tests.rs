@@ -31,12 +31,12 @@ fn pairs() -> Pairs {
 
 /// The facts of the bucket of `first`, rebuilt.
 fn probe(rel: &Pairs, first: u32) -> Vec<(u32, u32)> {
-    let rows = rel.probe(|ix| &ix.0, key_hash(&(&first,)), |key| key.0 == first);
+    let rows = rel.probe(|ix| &ix.0, (&first,));
     rows.iter().map(|rest| (first, rest.0)).collect()
 }
 
 fn probe_before_latest(rel: &Pairs, first: u32) -> Vec<(u32, u32)> {
-    let rows = rel.probe_before_latest(|ix| &ix.0, key_hash(&(&first,)), |key| key.0 == first);
+    let rows = rel.probe_before_latest(|ix| &ix.0, (&first,));
     rows.iter().map(|rest| (first, rest.0)).collect()
 }
 
@@ -114,14 +114,13 @@ fn an_index_built_from_the_bitset_has_the_buckets_of_one_built_from_the_table() 
             in_order.finish_materialization();
             assert_eq!(in_order.facts.bitset_of_all().is_some(), outside.is_none());
             for first in 0..1001 {
-                let key = key_hash(&(&first,));
                 let mut expected: Vec<u32> = table
-                    .probe(|ix| &ix.0, key, |k| k.0 == first)
+                    .probe(|ix| &ix.0, (&first,))
                     .iter()
                     .map(|row| row.0)
                     .collect();
                 let rows: Vec<u32> = in_order
-                    .probe(|ix| &ix.0, key, |k| k.0 == first)
+                    .probe(|ix| &ix.0, (&first,))
                     .iter()
                     .map(|row| row.0)
                     .collect();
@@ -150,7 +149,7 @@ type StampedPairs = Relation<(u32, u32), (Index<(u32, u32), ByFirstStamped>,)>;
 /// The held facts of the bucket of `first` with the stamps the bucket gives, sorted,
 /// and whether each stamp was read from the bucket (not looked up).
 fn stamped(rel: &StampedPairs, first: u32) -> Vec<((u32, u32), Stamp, bool)> {
-    let rows = rel.probe_stamped(|ix| &ix.0, key_hash(&(&first,)), |key| key.0 == first);
+    let rows = rel.probe_stamped(|ix| &ix.0, (&first,));
     assert_eq!(rows.kept_stamps().len(), rows.len());
     let mut facts: Vec<_> = (rows.rows().iter().zip(rows.kept_stamps()))
         .filter_map(|(row, &kept)| {
@@ -212,9 +211,8 @@ fn stamped_rows_follow_every_stamp_change() {
 #[test]
 fn a_stamped_bucket_keeps_its_rows_in_stamp_order() {
     let batch = |facts: &[(u32, u32)]| facts.iter().copied().collect::<FactSet<_>>();
-    let ones = key_hash(&(&1u32,));
     let kept = |rel: &StampedPairs| {
-        let rows = rel.probe_stamped(|ix| &ix.0, ones, |key| key.0 == 1);
+        let rows = rel.probe_stamped(|ix| &ix.0, (&1u32,));
         rows.kept_stamps().to_vec()
     };
     const GONE: Stamp = RETIRED;
@@ -239,7 +237,7 @@ fn a_stamped_bucket_keeps_its_rows_in_stamp_order() {
     assert_eq!(kept(&rel), [5, 6, 6, 7, GONE]);
     // The moves leave every row of the earlier batches among those a semi-naive round
     // reads ([`Relation::probe_before_latest`]).
-    let before = rel.probe_before_latest(|ix| &ix.0, ones, |key| key.0 == 1);
+    let before = rel.probe_before_latest(|ix| &ix.0, (&1u32,));
     for earlier in [2, 3, 4, 5] {
         assert!(before.contains(&(earlier,)), "{earlier}");
     }
