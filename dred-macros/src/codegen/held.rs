@@ -246,6 +246,7 @@ impl Context<'_> {
             }
         };
         let keyed = keyed_delta(
+            rt,
             &quote!(delta.#delta_relation.iter()),
             &row0,
             &delta_filters,

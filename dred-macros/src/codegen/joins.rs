@@ -656,7 +656,7 @@ impl Context<'_> {
                 #inner
             }
         };
-        let keyed = keyed_delta(&source, &row, &filters, key_columns, groups);
+        let keyed = keyed_delta(rt, &source, &row, &filters, key_columns, groups);
         Some(quote! {
             #causes_buffer
             #keyed
@@ -744,9 +744,9 @@ fn delta_source(relation: &Ident, delta_rows: Option<&TokenStream>) -> TokenStre
 /// Runs `per_chunk` over `keyed`: the delta facts from `source` whose keys the round's
 /// part takes and that pass `filters`, each beside its values at `key_columns`, sorted by
 /// them (for the runtime's `key_runs` to group), the program's `Settings::delta_chunk`
-/// facts at a time. A chunk is cut before the part takes its keys, so that a part's groups
-/// are those of the whole delta, and each counts the rows of its own keys.
+/// facts at a time (the runtime's `generated::fill_keyed`).
 pub(super) fn keyed_delta(
+    rt: &TokenStream,
     source: &TokenStream,
     row: &Ident,
     filters: &[TokenStream],
@@ -759,18 +759,15 @@ pub(super) fn keyed_delta(
         let chunk = self.__dred.settings.delta_chunk();
         let mut keyed: ::std::vec::Vec<_> = ::std::vec::Vec::with_capacity(rows.len().min(chunk));
         while rows.len() > 0 {
-            keyed.clear();
-            let mut taken = 0u64;
-            keyed.extend(
-                rows.by_ref()
-                    .take(chunk)
-                    .map(|#row| (#key, #row))
-                    .filter(|(key, _)| part.takes_key(key))
-                    .inspect(|_| taken += 1)
-                    .filter(|&(_, #row)| true #(&& #filters)*),
+            let taken = #rt::generated::fill_keyed(
+                &mut keyed,
+                &mut rows,
+                chunk,
+                part,
+                |#row| #key,
+                &|#row| true #(&& #filters)*,
             );
             work.visit(taken);
-            ::dred::runtime::generated::sort_keyed(&mut keyed);
             #per_chunk
         }
     }
