@@ -25,22 +25,36 @@ impl Rng {
     }
 }
 
-/// The system allocator, counting the bytes of live allocations ([`live_bytes`]): a
-/// binary that measures its heap installs it as its `#[global_allocator]`.
+/// The system allocator, counting the bytes of live allocations ([`live_bytes`]) and their
+/// peak ([`peak_live_bytes`]): a binary that measures its heap installs it as its
+/// `#[global_allocator]`.
 pub struct Counting;
 
 static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
 
 /// The bytes of live allocations, if [`Counting`] is the global allocator (else 0).
 pub fn live_bytes() -> usize {
     LIVE.load(Ordering::Relaxed)
 }
 
-// SAFETY: every call is passed on to the system allocator unchanged; the counter only
-// observes sizes.
+/// The most bytes of live allocations at any one time so far, if [`Counting`] is the
+/// global allocator (else 0): unlike the peak resident set, blind to what the system
+/// allocator keeps of freed memory (per-thread arenas, for one).
+pub fn peak_live_bytes() -> usize {
+    PEAK.load(Ordering::Relaxed)
+}
+
+fn grew(by: usize) {
+    let live = LIVE.fetch_add(by, Ordering::Relaxed) + by;
+    PEAK.fetch_max(live, Ordering::Relaxed);
+}
+
+// SAFETY: every call is passed on to the system allocator unchanged; the counters only
+// observe sizes.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        LIVE.fetch_add(layout.size(), Ordering::Relaxed);
+        grew(layout.size());
         System.alloc(layout)
     }
 
@@ -50,7 +64,7 @@ unsafe impl GlobalAlloc for Counting {
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        LIVE.fetch_add(new_size, Ordering::Relaxed);
+        grew(new_size);
         LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
         System.realloc(ptr, layout, new_size)
     }
