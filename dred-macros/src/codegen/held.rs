@@ -200,6 +200,10 @@ impl Context<'_> {
                 }
             })
             .collect::<Vec<_>>();
+        let floor = match floors.is_empty() {
+            true => quote!(#rt::generated::no_floor),
+            false => quote!(|| 0 #(#floors)*),
+        };
         let groups = quote! {
             for group in #rt::key_runs(&keyed) {
                 if work.exhausted() {
@@ -234,7 +238,7 @@ impl Context<'_> {
                         #(#head_binds)*
                         'instance: {
                             #(#tests)*
-                            if #rt::generated::held_admits(stamp, cause, &|| 0 #(#floors)*) {
+                            if #rt::generated::held_admits(stamp, cause, &#floor) {
                                 emitted[at] = true;
                                 if out.#head_relation.insert(::std::clone::Clone::clone(#row1)) {
                                     stamped.push((#fact_enum::#head_relation(::std::clone::Clone::clone(#row1)), stamp));
@@ -322,7 +326,7 @@ impl HeadEmit {
                 if #admitting.len() == #rt::generated::ADMIT_BATCH {
                     #flush_admitting
                 }
-            } else if admit.admits(&self.#head_relation, &head, cause, &|| 0) {
+            } else if admit.admits(&self.#head_relation, &head, cause, &#rt::generated::no_floor) {
                 out.#head_relation.insert(head);
             }
         }
@@ -382,8 +386,12 @@ impl HeadEmit {
             floor_rows,
             ..
         } = self;
+        let floor = match floor_rows.is_empty() {
+            true => quote!(#rt::generated::no_floor_rows),
+            false => quote!(|(#(#floor_rows,)*)| #floor),
+        };
         quote! {
-            #rt::generated::emit_held_all(&self.#head_relation, &mut #pending, &|(#(#floor_rows,)*)| #floor, &mut out.#head_relation, stamped, #fact_enum::#head_relation);
+            #rt::generated::emit_held_all(&self.#head_relation, &mut #pending, &#floor, &mut out.#head_relation, stamped, #fact_enum::#head_relation);
         }
     }
 }

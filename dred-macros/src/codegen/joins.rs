@@ -620,10 +620,11 @@ impl Context<'_> {
                 if causes.is_empty() {
                     #without_causes
                 } else {
-                    for (&(_, #row), &cause) in group.iter().zip(&causes) {
+                    for (at, &(_, #row)) in group.iter().enumerate() {
                         if work.exhausted() {
                             return;
                         }
+                        let cause = causes[at];
                         #(#payload_binds)*
                         #innermost
                     }
@@ -754,6 +755,10 @@ pub(super) fn keyed_delta(
     per_chunk: TokenStream,
 ) -> TokenStream {
     let key = tuple(&key_columns.map(|k| quote!(&#row.#k)).collect::<Vec<_>>());
+    let keep = match filters.is_empty() {
+        true => quote!(#rt::generated::keep_all),
+        false => quote!(|#row| true #(&& #filters)*),
+    };
     quote! {
         let mut rows = #source;
         let chunk = self.__dred.settings.delta_chunk();
@@ -765,7 +770,7 @@ pub(super) fn keyed_delta(
                 chunk,
                 part,
                 |#row| #key,
-                &|#row| true #(&& #filters)*,
+                &#keep,
             );
             work.visit(taken);
             #per_chunk

@@ -217,15 +217,23 @@ impl<'a> Context<'a> {
         }
     }
 
-    /// A closure from relation `r`'s index set to its index `index`.
-    fn index_path(&self, r: usize, index: usize) -> TokenStream {
+    /// The field path from relation `r`'s index set to its index `index`: `.3`, or `.1.3`.
+    fn index_field(&self, r: usize, index: usize) -> TokenStream {
         let at = Index::from(index % INDEX_TUPLE);
         if self.plan.indexes[r].len() <= INDEX_TUPLE {
-            quote!(|indexes| &indexes.#at)
+            quote!(.#at)
         } else {
             let group = Index::from(index / INDEX_TUPLE);
-            quote!(|indexes| &indexes.#group.#at)
+            quote!(.#group.#at)
         }
+    }
+
+    /// The function from relation `r`'s index set to its index `index` (a
+    /// `dred_runtime::IndexOf`): its layout's `of`, one function per index rather than a
+    /// closure at each probe.
+    fn index_path(&self, r: usize, index: usize) -> TokenStream {
+        let layout = self.layout_name(r, index);
+        quote!(#layout::of)
     }
 
     fn relation(&self, index: usize) -> &ir::Relation {

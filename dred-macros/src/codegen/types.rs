@@ -79,6 +79,8 @@ impl Context<'_> {
                     " How `{}` lays out its index {index} on `{}`.",
                     self.program.name, relation.name
                 );
+                let (set_ty, field) = (self.index_set_ty(r), self.index_field(r, index));
+                let index_ty = self.index_ty(r, index);
                 quote! {
                     #[doc = #doc]
                     #[doc(hidden)]
@@ -108,6 +110,14 @@ impl Context<'_> {
                         #lazy
                         #leads
                         #from_columns
+                    }
+                    impl #layout {
+                        /// This index in its relation's index set.
+                        #[allow(dead_code)]
+                        #[inline(always)]
+                        fn of(indexes: &#set_ty) -> &#index_ty {
+                            &indexes #field
+                        }
                     }
                 }
             })

@@ -32,6 +32,18 @@ pub fn emit_held<T: Tuple, X, F>(
     }
 }
 
+/// The floor of a head whose instance has no derived fact but its delta fact's (see
+/// [`held_admits`]): one function that every such join passes, where a closure of its own
+/// at each would be compiled at each.
+pub fn no_floor() -> Stamp {
+    0
+}
+
+/// [`no_floor`] for a batch of heads that keep no rows ([`emit_held_all`]).
+pub fn no_floor_rows(_: &()) -> Stamp {
+    0
+}
+
 /// A head that a loss of support's join found, with the cause of its delta fact and the
 /// rows its floor reads, waiting for [`emit_held_all`].
 pub type HeldHead<T, Rows> = (T, Option<(Stamp, Stamp)>, Rows);
@@ -137,16 +149,21 @@ pub fn emit_held_all<T: Tuple, X, F, Rows>(
         pending.len() <= HELD_BATCH,
         "a batch of heads is flushed when full"
     );
+    // Indexed rather than zipped: this function is compiled for every join's rows, and
+    // each zip with it.
     let mut stamps = [None; HELD_BATCH];
-    for (stamp, (head, _, _)) in stamps.iter_mut().zip(pending.iter()) {
-        *stamp = held.stamp(head);
+    for (at, (head, _, _)) in pending.iter().enumerate() {
+        stamps[at] = held.stamp(head);
     }
     // By reference, not drained: moving each head out cost more than cloning a head's
     // plain values twice (`BENCHMARKS.md`, *Design measurements*, "Held heads").
-    for ((head, cause, rows), stamp) in pending.iter().zip(stamps) {
-        let Some(stamp) = stamp.filter(|&stamp| held_admits(stamp, *cause, &|| floor(rows))) else {
+    for (at, (head, cause, rows)) in pending.iter().enumerate() {
+        let Some(stamp) = stamps[at] else {
             continue;
         };
+        if !held_admits(stamp, *cause, &|| floor(rows)) {
+            continue;
+        }
         if out.insert(head.clone()) {
             stamped.push((fact(head.clone()), stamp));
         }

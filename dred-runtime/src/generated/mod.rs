@@ -108,6 +108,11 @@ pub fn fill_keyed<'r, R, K: Hash + Ord>(
     taken
 }
 
+/// The filter of a delta join's step that tests nothing ([`fill_keyed`]'s `keep`).
+pub fn keep_all<R>(_: &R) -> bool {
+    true
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
