@@ -25,7 +25,7 @@ impl Context<'_> {
         let before = floor_steps.iter().map(|(step, _, relation)| {
             let name = &relation.name;
             let row = format_ident!("row{}", step);
-            quote!(.max(self.#name.counted_on(#row).map_or(0, |(before, _)| before)))
+            quote!(.max(self.#name.floor_of(#row)))
         });
         HeadEmit {
             rt: self.rt.clone(),

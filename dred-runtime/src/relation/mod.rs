@@ -252,6 +252,14 @@ impl<T: Tuple, I> Relation<T, I> {
         })
     }
 
+    /// The lower end of [`Relation::counted_on`]'s range, 0 if `fact` does not hold: the
+    /// stamp it had before this round's raises, which a loss of support's join takes as
+    /// a floor for the heads of an instance that `fact` is in (see `Admit::admits`).
+    #[inline]
+    pub fn floor_of(&self, fact: &T) -> Stamp {
+        self.counted_on(fact).map_or(0, |(before, _)| before)
+    }
+
     /// Forgets the old stamps of risen facts (see [`Relation::restamp`]).
     pub fn forget_risen(&mut self) {
         self.risen.clear();
