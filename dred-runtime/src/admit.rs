@@ -120,8 +120,8 @@ impl<T: Tuple> Admit<&FactSet<T>> {
     /// instance as its support.
     ///
     /// Always inlined: it runs once per head a join finds, and a join's probes, inlined
-    /// too, can tip the inliner's budget against it (a call per head cost a closure's
-    /// from-scratch run 40% more instructions).
+    /// too, can tip the inliner's budget against it (`BENCHMARKS.md`, *Compile time*,
+    /// "probes and the closures of every join").
     #[inline(always)]
     pub fn admits<X>(
         &self,

@@ -93,9 +93,7 @@ pub fn fill_keyed<'r, R, K: Hash + Ord>(
 ) -> u64 {
     keyed.clear();
     let mut taken = 0u64;
-    // Driven by `for_each` rather than `next`: a hash set's iterator walks its groups of
-    // slots in an inner loop that way.
-    rows.take(chunk).for_each(|row| {
+    for row in rows.take(chunk) {
         let row_key = key(row);
         if part.takes_key(&row_key) {
             taken += 1;
@@ -103,7 +101,7 @@ pub fn fill_keyed<'r, R, K: Hash + Ord>(
                 keyed.push((row_key, row));
             }
         }
-    });
+    }
     sort_keyed(keyed);
     taken
 }

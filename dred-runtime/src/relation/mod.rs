@@ -402,8 +402,8 @@ impl<T: Tuple, I> Relation<T, I> {
     ///
     /// This and the probes that call it are always inlined: each is compiled once per
     /// index and key type, and the inliner, weighing one body for many joins, left some
-    /// out of the hot loops it sits in (a call per probe cost same-generation's
-    /// materialization 5% more instructions).
+    /// out of the hot loops they sit in (`BENCHMARKS.md`, *Compile time*, "probes and the
+    /// closures of every join").
     #[inline(always)]
     fn keyed<L: IndexLayout<T>>(
         &self,
