@@ -76,7 +76,7 @@ impl Context<'_> {
         let atom = &rule.body[step.atom];
         let key_values: Vec<TokenStream> = key
             .iter()
-            .map(|&k| self.key_column(rule, atom, step, k, KeyForm::Hashed))
+            .map(|&k| self.key_column(rule, atom, step, k, KeyForm::Borrowed))
             .collect();
         tuple(&key_values)
     }
@@ -95,7 +95,7 @@ impl Context<'_> {
                 let column = &self.relation(atom.relation).columns[column];
                 let var = self.var_at(rule, v, column);
                 match form {
-                    KeyForm::Hashed => quote!(#var),
+                    KeyForm::Borrowed => quote!(#var),
                     KeyForm::Owned => quote!(::std::clone::Clone::clone(#var)),
                 }
             }
@@ -109,8 +109,8 @@ impl Context<'_> {
                 let owned_str = column.class == (TypeClass::Str { owned: true });
                 match form {
                     // `String` hashes as `str`: probe with the borrowed literal.
-                    KeyForm::Hashed if owned_str => quote!(&#value),
-                    KeyForm::Hashed => quote!(&{ let value: #ty = #value; value }),
+                    KeyForm::Borrowed if owned_str => quote!(&#value),
+                    KeyForm::Borrowed => quote!(&{ let value: #ty = #value; value }),
                     KeyForm::Owned if owned_str => quote!(::std::string::String::from(#value)),
                     KeyForm::Owned => quote!({ let value: #ty = #value; value }),
                 }
@@ -135,9 +135,9 @@ impl Context<'_> {
 /// How [`Context::key_column`] writes a key column's known value.
 #[derive(Clone, Copy)]
 pub(super) enum KeyForm {
-    /// A reference with the column's own type, hashed as the index's keys are and
-    /// compared with them.
-    Hashed,
+    /// A reference to the value (to a `str` for a `String` column's literal), hashed as
+    /// the index's keys are and compared with them (`dred_runtime::KeyQuery`).
+    Borrowed,
     /// An owned value, for a key or a fact.
     Owned,
 }
