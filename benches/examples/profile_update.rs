@@ -1,7 +1,9 @@
 //! Repeats one update on one workload, for profilers: `profile_update <workload index>
-//! <dred|altproof|recompute|auto|reinsert> <k> <repetitions>`: the deletion of `k` input
-//! facts with that strategy, or (`reinsert`) their insertion into what the deletion left.
-//! Prints the mean, fastest and median update.
+//! <dred|altproof|backward_forward|recompute|auto|reinsert> <k> <repetitions> [seed]`: the
+//! deletion of `k` input facts (chosen by `update_facts` with `seed`, 7 by default) with
+//! that strategy, or (`reinsert`) their insertion into what the deletion left. An index
+//! `g<i>` names one of `general_workloads` instead. Prints the mean, fastest and median
+//! update.
 //!
 //! With `PERF_CTL` naming perf's control FIFO, only the updates are profiled, not the
 //! materialization and the clones around them:
@@ -13,11 +15,16 @@ use dred::Strategy;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let w = &dred_benches::workloads()[args[1].parse::<usize>().unwrap()];
+    // `g<i>` names the general programs' workloads (`general_workloads`).
+    let w = &match args[1].strip_prefix('g') {
+        Some(_) => dred_benches::general_workloads(),
+        None => dred_benches::workloads(),
+    }[args[1].trim_start_matches('g').parse::<usize>().unwrap()];
     let reinsert = args[2] == "reinsert";
     let strategy = match args[2].as_str() {
         "dred" => Strategy::DRed,
         "altproof" => Strategy::AltProof,
+        "backward_forward" => Strategy::BackwardForward,
         "recompute" => Strategy::Recompute,
         _ => Strategy::Auto,
     };
@@ -26,7 +33,8 @@ fn main() {
     let started = Instant::now();
     let mut base = dred_benches::engines::DredProgram::materialize(w);
     let materialized = started.elapsed();
-    let (deletions, _) = dred_benches::update_facts(w, k, 7);
+    let seed = args.get(5).map_or(7, |s| s.parse().unwrap());
+    let (deletions, _) = dred_benches::update_facts(w, k, seed);
     let (deletions, insertions) = if reinsert {
         base.update_using(&deletions, &[], Strategy::AltProof);
         (Vec::new(), deletions)

@@ -26,6 +26,10 @@
 use super::*;
 use crate::relation::claims_support;
 
+/// The room (in facts) up to which a search's tables are cleared for the next search
+/// rather than dropped.
+const SMALL_TABLE: usize = 32;
+
 /// What the searches of one update know, each set growing only; see the module's doc.
 pub(super) struct Proofs<P: Program> {
     /// Facts with a proof from the input facts that stay, through proved facts.
@@ -154,11 +158,17 @@ impl<P: Program> Proofs<P> {
             unproved.subtract(&self.proved);
             self.disproved.union_with(&unproved);
         }
-        unproved.clear();
+        // Most searches open a few facts, after some opened many: clearing a large table
+        // writes all of its buckets, so one is dropped rather than cleared.
+        unproved.recycle_for(&P::Facts::default());
         self.opened = unproved;
         self.stack.clear();
         self.waiting.clear();
-        self.waiters.clear();
+        if self.waiters.capacity() > SMALL_TABLE {
+            self.waiters = ahash::AHashMap::default();
+        } else {
+            self.waiters.clear();
+        }
         Some(proved)
     }
 
