@@ -1,11 +1,12 @@
 //! Join rounds split over threads (`dred::runtime::parallel`): a program whose facts cannot
 //! cross threads still runs, on the calling thread; a budget spent by the parts of a round
 //! stops it where one thread stops it; and every part of a round counts the work of its
-//! share, so that the parts together count what the whole round counts.
+//! share, so that the parts together count what the whole round counts; and an insertion
+//! round sampled for its heads' room derives and counts what it does in one piece.
 
 use std::rc::Rc;
 
-use dred::runtime::parallel::fire;
+use dred::runtime::parallel::{fire, fire_sized, SAMPLED_FROM};
 use dred::runtime::{Admit, FactSets, Program, Settings, Work};
 use dred::{Batch, Trace};
 
@@ -115,4 +116,52 @@ fn a_budget_spent_by_the_parts_stops_the_round_where_one_thread_stops_it() {
     assert!(counted.is_exhausted() && split_counted.is_exhausted());
     assert_eq!(counted.counted(), split_counted.counted());
     assert_eq!(heads.to_vec(), split_heads.to_vec());
+}
+
+/// A cycle of `nodes` nodes and a partial closure of it (the pairs up to 3 edges apart),
+/// held unchecked, run with `settings`; and every fact of its `R` as a delta.
+fn partial_closure(nodes: u32, settings: Settings) -> (closure::Closure, closure::ClosureFacts) {
+    use closure::*;
+    let pairs =
+        |reach: u32| (0..nodes).flat_map(move |i| (1..=reach).map(move |d| R(i, (i + d) % nodes)));
+    let held = ClosureFacts {
+        E: (0..nodes).map(|i| E(i, (i + 1) % nodes)).collect(),
+        R: pairs(3).collect(),
+    };
+    let program = dred::runtime::maintain::from_facts_unchecked_with_settings(&held, settings);
+    let delta = ClosureFacts {
+        R: held.R,
+        ..ClosureFacts::default()
+    };
+    (program, delta)
+}
+
+#[test]
+fn a_round_sampled_for_its_room_derives_and_counts_what_the_whole_round_does() {
+    let (whole, delta) = partial_closure(2000, Settings::default().with_threads(1));
+    assert!(delta.len() >= SAMPLED_FROM, "the round is sampled");
+    let mut heads = closure::ClosureFacts::default();
+    let mut counted = Work::unlimited();
+    fire(
+        &whole,
+        &delta,
+        Admit::Absent,
+        &mut heads,
+        &mut Vec::new(),
+        &mut counted,
+    );
+    // The pairs 4 to 6 edges apart.
+    assert_eq!(heads.len(), 3 * 2000);
+    for threads in [1, 2, 4] {
+        let (program, delta) = partial_closure(2000, split_everything(threads));
+        let mut sized = closure::ClosureFacts::default();
+        let mut sized_counted = Work::unlimited();
+        fire_sized(&program, &delta, &mut sized, &mut sized_counted);
+        assert_eq!(sized.to_vec(), heads.to_vec(), "{threads} threads");
+        assert_eq!(
+            sized_counted.counted(),
+            counted.counted(),
+            "{threads} threads"
+        );
+    }
 }

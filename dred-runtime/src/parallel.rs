@@ -48,7 +48,9 @@ use crate::relation::{FactHashState, FactSet, Stamp};
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Part {
+    /// The share walked: `span` of the delta's `count` equal slices, from slice `index`.
     index: usize,
+    span: usize,
     count: usize,
     built: u64,
 }
@@ -58,21 +60,54 @@ impl Part {
     pub fn whole(built: u64) -> Self {
         Part {
             index: 0,
+            span: 1,
             count: 1,
             built,
         }
     }
 
-    /// This part cut into `count` parts (at least 1).
+    /// This part cut into `count` parts (at least 1) of about the same share.
     pub fn split(&self, count: usize) -> Vec<Part> {
         let count = count.max(1);
+        let slices = self.count * count;
+        let (from, to) = (self.index * count, (self.index + self.span) * count);
+        let bound = |i: usize| from + (to - from) * i / count;
         (0..count)
-            .map(|index| Part {
-                index,
-                count,
+            .map(|i| Part {
+                index: bound(i),
+                span: bound(i + 1) - bound(i),
+                count: slices,
                 built: self.built,
             })
             .collect()
+    }
+
+    /// This part cut in two: its first 1/`share` (`share` at least 1), and the rest.
+    ///
+    /// ```
+    /// use dred_runtime::parallel::Part;
+    /// use dred_runtime::FactSet;
+    /// let delta: FactSet<(u32,)> = (0..640).map(|a| (a,)).collect();
+    /// let (sample, rest) = Part::whole(0).cut(64);
+    /// assert_eq!(sample.rows(&delta).count(), 10);
+    /// assert_eq!(rest.rows(&delta).count(), 630);
+    /// ```
+    pub fn cut(&self, share: u32) -> (Part, Part) {
+        let share = share.max(1) as usize;
+        let (index, span, count) = (self.index * share, self.span * share, self.count * share);
+        let first = Part {
+            index,
+            span: self.span,
+            count,
+            built: self.built,
+        };
+        let rest = Part {
+            index: index + self.span,
+            span: span - self.span,
+            count,
+            built: self.built,
+        };
+        (first, rest)
     }
 
     /// Whether this is the whole delta.
@@ -87,7 +122,7 @@ impl Part {
     pub fn rows<'a, T>(&self, set: &'a FactSet<T>) -> Take<Skip<hash_set::Iter<'a, T>>> {
         let len = set.len();
         let start = len * self.index / self.count;
-        let end = len * (self.index + 1) / self.count;
+        let end = len * (self.index + self.span) / self.count;
         set.iter().skip(start).take(end - start)
     }
 
@@ -98,8 +133,9 @@ impl Part {
             return true;
         }
         let hash = FactHashState.hash_one(key);
-        // The hash's high bits scaled to the parts: its low bits choose table slots.
-        ((u128::from(hash) * self.count as u128) >> 64) as usize == self.index
+        // The hash's high bits scaled to the slices: its low bits choose table slots.
+        let slice = ((u128::from(hash) * self.count as u128) >> 64) as usize;
+        slice.wrapping_sub(self.index) < self.span
     }
 
     /// Whether the index numbered `bit` among those a scan choice reads was built when
@@ -126,23 +162,156 @@ pub fn fire<P: Program>(
         let parts = whole.split(program.bookkeeping().settings.threads());
         // Unless a spent budget may send the round back to run in one piece, the first
         // part adds to `out` itself, with the room its caller made.
-        let first = match work.is_limited() {
+        let mut first = match work.is_limited() {
             true => P::Facts::default(),
             false => std::mem::take(out),
         };
-        match program.fire_in_parts(delta, admit, &parts, &work.remaining(), first) {
-            Ok(done) => {
-                if merge(done, out, work) {
-                    work.rate_round(delta.len(), before);
-                    return;
-                }
-            }
-            Err(first) if !work.is_limited() => *out = first,
-            Err(_) => {}
+        if first.is_empty() {
+            first.reserve_ratio_of(delta, 1, 2);
+        }
+        let others = (1..parts.len()).map(|_| {
+            let mut heads = P::Facts::default();
+            heads.reserve_ratio_of(delta, 1, 2 * parts.len());
+            heads
+        });
+        let starts = std::iter::once(first).chain(others).collect();
+        if fire_parts(program, delta, admit, &parts, starts, out, work) {
+            work.rate_round(delta.len(), before);
+            return;
         }
     }
     program.fire(delta, admit, out, stamped, work, &whole);
     work.rate_round(delta.len(), before);
+}
+
+/// [`fire`] for an insertion round whose heads go to the empty `out`, with room made for
+/// them first. Rounds of a closure grow and shrink by several times from one to the next
+/// (same-generation's double, those after a linear closure's largest halve), so any share
+/// of the last round's size either grew the sets by doubling, rehashing their facts each
+/// time, or left room unused when the model is at its largest.
+///
+/// So an unguarded round of at least [`SAMPLED_FROM`] delta facts, expected to count at
+/// most [`SAMPLED_RATE`] units per delta fact, first joins two samples alone, each 1/[`SAMPLE_SHARE`] of it, and estimates its distinct heads from
+/// them: as many per sample as the samples found, unless the samples share heads, as
+/// when a head is derived from many delta facts (a non-linear closure's): then by
+/// capture and recapture, the product of the samples' heads over those they share, which
+/// errs low where some heads are derived far more often than others. The rest of the
+/// round gets room for that many, relation by relation in the first sample's
+/// proportions. Any other round gets room for half its delta's size.
+pub fn fire_sized<P: Program>(program: &P, delta: &P::Facts, out: &mut P::Facts, work: &mut Work) {
+    debug_assert!(out.is_empty(), "a round's heads start empty");
+    let sampled = delta.len() >= SAMPLED_FROM && work.round_rate() <= SAMPLED_RATE;
+    if work.is_limited() || !sampled {
+        out.reserve_ratio_of(delta, 1, 2);
+        return fire(program, delta, Admit::Absent, out, &mut Vec::new(), work);
+    }
+    let before = work.units();
+    let (first_sample, rest) = Part::whole(program.indexes_built()).cut(SAMPLE_SHARE);
+    let (second_sample, rest) = rest.cut(SAMPLE_SHARE - 1);
+    let samples = [first_sample, second_sample];
+    let (first, second) = match program.bookkeeping().settings.threads() > 1 {
+        // The samples are joined side by side, as the parts of a round are.
+        true => {
+            let starts = vec![P::Facts::default(), P::Facts::default()];
+            let budget = work.remaining();
+            let joined = program.fire_in_parts(delta, Admit::Absent, &samples, &budget, starts);
+            match joined {
+                Ok(mut both) => {
+                    let (second, second_work) = both.pop().expect("two samples");
+                    let (first, first_work) = both.pop().expect("two samples");
+                    work.absorb(&first_work);
+                    work.absorb(&second_work);
+                    (first, second)
+                }
+                Err(_) => sample_here(program, delta, &samples, work),
+            }
+        }
+        false => sample_here(program, delta, &samples, work),
+    };
+    let (one, two) = (first.len().max(1), second.len());
+    let shares = SAMPLE_SHARE as usize;
+    let unshared = (one + two) * shares / 2;
+    let expected = match first.common_len(&second) {
+        0 => unshared,
+        common => unshared.min(one * two / common),
+    };
+    // The samples' heads go first to the set with room for the round (an eighth more
+    // than expected, for the estimate's error), and their tables are freed.
+    let found = one + two;
+    out.reserve_ratio_of(&first, expected, one);
+    out.merge_from(first);
+    out.merge_from(second);
+    let threads = program.bookkeeping().settings.threads();
+    let mut done = false;
+    if splits(program, delta.len(), work) {
+        let parts = rest.split(threads);
+        // The first part adds to `out`; the others get room for their share.
+        let others: Vec<P::Facts> = (1..parts.len())
+            .map(|_| {
+                let mut heads = P::Facts::default();
+                heads.reserve_ratio_of(out, expected * 9 / 8, found * parts.len());
+                heads
+            })
+            .collect();
+        let starts = std::iter::once(std::mem::take(out)).chain(others).collect();
+        done = fire_parts(program, delta, Admit::Absent, &parts, starts, out, work);
+    }
+    if !done {
+        program.fire(delta, Admit::Absent, out, &mut Vec::new(), work, &rest);
+    }
+    work.rate_round(delta.len(), before);
+}
+
+/// [`fire_sized`]'s two samples, joined on the calling thread.
+fn sample_here<P: Program>(
+    program: &P,
+    delta: &P::Facts,
+    samples: &[Part; 2],
+    work: &mut Work,
+) -> (P::Facts, P::Facts) {
+    let [mut first, mut second] = [P::Facts::default(), P::Facts::default()];
+    for (sample, heads) in samples.iter().zip([&mut first, &mut second]) {
+        program.fire(delta, Admit::Absent, heads, &mut Vec::new(), work, sample);
+    }
+    (first, second)
+}
+
+/// [`fire_sized`] samples rounds of at least this many delta facts.
+pub const SAMPLED_FROM: usize = 1 << 12;
+
+/// [`fire_sized`] samples rounds expected to count at most this many units per delta
+/// fact ([`Work::round_rate`]), as the rounds of a linear closure or of same-generation
+/// do: there the heads' sets take much of a round's time. A round that counts many per
+/// fact (a non-linear closure's, Andersen's) spends it in its joins, and the samples'
+/// own passes over the delta (a join that groups the delta by key reads all of it for
+/// each part) cost more than the room saves.
+pub const SAMPLED_RATE: u64 = 8;
+
+/// [`fire_sized`]'s samples are each this share of a round.
+pub const SAMPLE_SHARE: u32 = 64;
+
+/// [`Program::fire_in_parts`] on `parts`, each adding to its set of `starts`; merges
+/// their heads into `out` ([`merge`]). Returns whether the parts ran (not if the
+/// program's facts cannot cross threads, or the parts together spent `work`'s budget);
+/// if not, `out` is the first of `starts` when the budget is unlimited, and as before
+/// otherwise.
+fn fire_parts<P: Program>(
+    program: &P,
+    delta: &P::Facts,
+    admit: Admit<&P::Facts>,
+    parts: &[Part],
+    starts: Vec<P::Facts>,
+    out: &mut P::Facts,
+    work: &mut Work,
+) -> bool {
+    match program.fire_in_parts(delta, admit, parts, &work.remaining(), starts) {
+        Ok(done) => merge(done, out, work),
+        Err(first) if !work.is_limited() => {
+            *out = first;
+            false
+        }
+        Err(_) => false,
+    }
 }
 
 /// Whether a round of `facts` delta facts (or candidates) splits: the program has more than
@@ -209,7 +378,7 @@ pub trait OnThreads<P: Program> {
         admit: Admit<&P::Facts>,
         parts: &[Part],
         budget: &Work,
-        first: P::Facts,
+        starts: Vec<P::Facts>,
     ) -> Result<Vec<(P::Facts, Work)>, P::Facts>;
 
     /// See [`Program::derivable_in_parts`].
@@ -231,21 +400,9 @@ where
         admit: Admit<&P::Facts>,
         parts: &[Part],
         budget: &Work,
-        first: P::Facts,
+        starts: Vec<P::Facts>,
     ) -> Result<Vec<(P::Facts, Work)>, P::Facts> {
         let program = self.0;
-        // The first part's set has room for the whole round's heads (its caller's, or as
-        // the insertion rounds reserve); the others, for their share.
-        let mut first = first;
-        if first.is_empty() {
-            first.reserve_share_of(delta, 2);
-        }
-        let rest = (1..parts.len()).map(|_| {
-            let mut heads = P::Facts::default();
-            heads.reserve_share_of(delta, 2 * parts.len());
-            heads
-        });
-        let starts: Vec<P::Facts> = std::iter::once(first).chain(rest).collect();
         let done = parts
             .par_iter()
             .zip(starts)
@@ -281,17 +438,17 @@ where
 /// runs in one piece on the calling thread.
 #[doc(hidden)]
 pub trait OnCaller<P: Program> {
-    /// Always gives `first` back.
+    /// Always gives the first of `starts` back.
     fn fire_in_parts(
         &self,
         delta: &P::Facts,
         admit: Admit<&P::Facts>,
         parts: &[Part],
         budget: &Work,
-        first: P::Facts,
+        starts: Vec<P::Facts>,
     ) -> Result<Vec<(P::Facts, Work)>, P::Facts> {
         let _ = (delta, admit, parts, budget);
-        Err(first)
+        Err(starts.into_iter().next().unwrap_or_default())
     }
 
     /// Always `None`.

@@ -27,13 +27,15 @@ pub trait FactSets: Default + Clone + std::fmt::Debug {
     fn union_with(&mut self, other: &Self);
     /// Adds every fact of `other`, taken: each relation's larger set keeps its table.
     fn merge_from(&mut self, other: Self);
+    /// How many facts are in both sets.
+    fn common_len(&self, other: &Self) -> usize;
     /// Removes every fact of `other`.
     fn subtract(&mut self, other: &Self);
     /// Removes every fact, keeping the sets' room for the next round's facts.
     fn clear(&mut self);
-    /// Makes room, relation by relation, for 1/`share` as many more facts as `other` holds
-    /// (`share` at least 1).
-    fn reserve_share_of(&mut self, other: &Self, share: usize);
+    /// Makes room, relation by relation, for `times`/`share` as many more facts as `other`
+    /// holds (`share` at least 1).
+    fn reserve_ratio_of(&mut self, other: &Self, times: usize, share: usize);
     /// Empties the sets for a later round about as large as `like`, relation by relation:
     /// a set keeps its room if that is at most twice what `like`'s set takes, and is
     /// freed otherwise ([`recycle_set`](crate::generated::recycle_set)).
@@ -238,10 +240,10 @@ pub trait Program: Sized {
         0
     }
     /// [`Program::fire`] of each of `parts` with a fresh `Work` like `budget`, on rayon's
-    /// workers, each into a set of its own (the first into `first`), returned in part
-    /// order; `Err(first)` if the program's facts cannot be shared across threads (a
-    /// column type that is not `Send` and `Sync`). Generated as a call of
-    /// [`crate::parallel::OnThreads`].
+    /// workers, each into its set of `starts` (one per part, with the room the caller
+    /// made), returned in part order; `Err` with the first of `starts` if the program's
+    /// facts cannot be shared across threads (a column type that is not `Send` and
+    /// `Sync`). Generated as a call of [`crate::parallel::OnThreads`].
     #[allow(clippy::type_complexity)]
     fn fire_in_parts(
         &self,
@@ -249,7 +251,7 @@ pub trait Program: Sized {
         admit: Admit<&Self::Facts>,
         parts: &[Part],
         budget: &Work,
-        first: Self::Facts,
+        starts: Vec<Self::Facts>,
     ) -> Result<Vec<(Self::Facts, Work)>, Self::Facts>;
     /// The facts of `part` of `candidates` that some rule derives from the current
     /// relations (head-bound lookups).

@@ -272,10 +272,10 @@ impl Context<'_> {
                     #(#fire_calls)*
                 }
                 #indexes_built
-                fn fire_in_parts(&self, delta: &#facts, admit: #rt::Admit<&#facts>, parts: &[#rt::parallel::Part], budget: &#rt::Work, first: #facts) -> ::core::result::Result<::std::vec::Vec<(#facts, #rt::Work)>, #facts> {
+                fn fire_in_parts(&self, delta: &#facts, admit: #rt::Admit<&#facts>, parts: &[#rt::parallel::Part], budget: &#rt::Work, starts: ::std::vec::Vec<#facts>) -> ::core::result::Result<::std::vec::Vec<(#facts, #rt::Work)>, #facts> {
                     #[allow(unused_imports)]
                     use #rt::parallel::{OnCaller as _, OnThreads as _};
-                    (&#rt::parallel::Threads(self)).fire_in_parts(delta, admit, parts, budget, first)
+                    (&#rt::parallel::Threads(self)).fire_in_parts(delta, admit, parts, budget, starts)
                 }
                 fn derivable_in_parts(&self, candidates: &#facts, parts: &[#rt::parallel::Part], budget: &#rt::Work) -> ::core::option::Option<::std::vec::Vec<(#facts, #rt::Work)>> {
                     #[allow(unused_imports)]

@@ -315,14 +315,17 @@ impl Context<'_> {
                 fn merge_from(&mut self, other: Self) {
                     #(#rt::generated::merge_sets(&mut self.#names, other.#names);)*
                 }
+                fn common_len(&self, other: &Self) -> usize {
+                    0 #(+ #rt::generated::common_len(&self.#names, &other.#names))*
+                }
                 fn subtract(&mut self, other: &Self) {
                     #(#rt::generated::subtract_sets(&mut self.#names, &other.#names);)*
                 }
                 fn clear(&mut self) {
                     #(self.#names.clear();)*
                 }
-                fn reserve_share_of(&mut self, other: &Self, share: usize) {
-                    #(self.#names.reserve(other.#names.len() / share);)*
+                fn reserve_ratio_of(&mut self, other: &Self, times: usize, share: usize) {
+                    #(self.#names.reserve(other.#names.len() * times / share);)*
                 }
                 fn recycle_for(&mut self, like: &Self) {
                     #(#rt::generated::recycle_set(&mut self.#names, like.#names.len());)*

@@ -30,9 +30,10 @@ pub fn union_sets<T: Tuple>(set: &mut FactSet<T>, other: &FactSet<T>) {
     set.extend(other.iter().cloned());
 }
 
-/// Adds every fact of `other` to `set`, taking them: the larger of the two keeps its table
-/// and takes the other's facts, so that no table is copied (a round split over threads
-/// merges its parts' heads at its memory peak).
+/// Adds every fact of `other` to `set`, taking them: a table with room for the other's
+/// facts keeps them both (`set`'s first), or else the larger one does, so that no table is
+/// copied and as few grow as can be (a round split over threads merges its parts' heads
+/// at its memory peak).
 ///
 /// ```
 /// use dred_runtime::generated::merge_sets;
@@ -40,9 +41,17 @@ pub fn union_sets<T: Tuple>(set: &mut FactSet<T>, other: &FactSet<T>) {
 /// let mut set: FactSet<(u32,)> = [(1,)].into_iter().collect();
 /// merge_sets(&mut set, [(1,), (2,), (3,)].into_iter().collect());
 /// assert_eq!(set, [(1,), (2,), (3,)].into_iter().collect());
+/// let mut roomy = FactSet::with_capacity_and_hasher(1000, Default::default());
+/// roomy.insert((9,));
+/// let capacity = roomy.capacity();
+/// let mut full: FactSet<(u32,)> = [(1,), (2,), (3,)].into_iter().collect();
+/// full.shrink_to_fit();
+/// merge_sets(&mut full, roomy);
+/// assert_eq!((full.len(), full.capacity()), (4, capacity));
 /// ```
 pub fn merge_sets<T: Tuple>(set: &mut FactSet<T>, mut other: FactSet<T>) {
-    if other.len() > set.len() {
+    let has_room = |table: &FactSet<T>, facts: usize| table.capacity() - table.len() >= facts;
+    if !has_room(set, other.len()) && (has_room(&other, set.len()) || other.len() > set.len()) {
         std::mem::swap(set, &mut other);
     }
     set.extend(other);
@@ -68,6 +77,23 @@ pub fn recycle_set<T: Tuple>(set: &mut FactSet<T>, expected: usize) {
     } else {
         *set = FactSet::default();
     }
+}
+
+/// How many facts are in both sets, walking the smaller of the two.
+///
+/// ```
+/// use dred_runtime::generated::common_len;
+/// use dred_runtime::FactSet;
+/// let set: FactSet<(u32,)> = (0..10).map(|a| (a,)).collect();
+/// let other: FactSet<(u32,)> = (5..100).map(|a| (a,)).collect();
+/// assert_eq!(common_len(&set, &other), 5);
+/// ```
+pub fn common_len<T: Tuple>(set: &FactSet<T>, other: &FactSet<T>) -> usize {
+    let (small, large) = match set.len() <= other.len() {
+        true => (set, other),
+        false => (other, set),
+    };
+    small.iter().filter(|fact| large.contains(*fact)).count()
 }
 
 /// Removes every fact of `other` from `set`, walking the smaller of the two.

@@ -503,19 +503,9 @@ pub(super) fn insert_phase<P: Program>(
     let mut spare = P::Facts::default();
     loop {
         let mut next = std::mem::take(&mut spare);
-        // Half the last round's size: consecutive rounds are alike, so the new round's sets
-        // skip most of their doublings; the last round's whole size would hold oversized
-        // tables when rounds shrink, at the memory peak (`BENCHMARKS.md`, *Design
-        // measurements*, "Round sets").
-        next.reserve_share_of(&delta, 2);
-        parallel::fire(
-            program,
-            &delta,
-            Admit::Absent,
-            &mut next,
-            &mut Vec::new(),
-            work,
-        );
+        // The new round's sets get room for the heads a sample of the round finds
+        // (`parallel::fire_sized`; `BENCHMARKS.md`, *Design measurements*, "Round sets").
+        parallel::fire_sized(program, &delta, &mut next, work);
         let next_witnesses = witnesses(program, &next, Some(&delta), false, trace);
         if let Some(mut done) = phase.record_or_return(delta, trace, delta_witnesses) {
             done.recycle_for(&next);
