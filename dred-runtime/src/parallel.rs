@@ -191,13 +191,15 @@ pub fn fire<P: Program>(
 /// time, or left room unused when the model is at its largest.
 ///
 /// So an unguarded round of at least [`SAMPLED_FROM`] delta facts, expected to count at
-/// most [`SAMPLED_RATE`] units per delta fact, first joins two samples alone, each 1/[`SAMPLE_SHARE`] of it, and estimates its distinct heads from
-/// them: as many per sample as the samples found, unless the samples share heads, as
-/// when a head is derived from many delta facts (a non-linear closure's): then by
-/// capture and recapture, the product of the samples' heads over those they share, which
-/// errs low where some heads are derived far more often than others. The rest of the
-/// round gets room for that many, relation by relation in the first sample's
-/// proportions. Any other round gets room for half its delta's size.
+/// most [`SAMPLED_RATE`] units per delta fact, first joins two samples alone, each
+/// 1/[`SAMPLE_SHARE`] of it, and estimates its distinct heads from them: as many per
+/// sample as the samples found, unless the samples share heads, as when a head is
+/// derived from many delta facts: then by capture and recapture, the product of the
+/// samples' heads over those they share, which errs low where some heads are derived far
+/// more often than others. The round's set gets room for that many, relation by relation
+/// in the first sample's proportions (no more: a margin took tables past a power of two
+/// at the memory peak), and the other parts' sets for their share. Any other round gets
+/// room for half its delta's size.
 pub fn fire_sized<P: Program>(program: &P, delta: &P::Facts, out: &mut P::Facts, work: &mut Work) {
     debug_assert!(out.is_empty(), "a round's heads start empty");
     let sampled = delta.len() >= SAMPLED_FROM && work.round_rate() <= SAMPLED_RATE;
@@ -209,7 +211,7 @@ pub fn fire_sized<P: Program>(program: &P, delta: &P::Facts, out: &mut P::Facts,
     let (first_sample, rest) = Part::whole(program.indexes_built()).cut(SAMPLE_SHARE);
     let (second_sample, rest) = rest.cut(SAMPLE_SHARE - 1);
     let samples = [first_sample, second_sample];
-    let (first, second) = match program.bookkeeping().settings.threads() > 1 {
+    let (first, second) = match splits(program, delta.len(), work) {
         // The samples are joined side by side, as the parts of a round are.
         true => {
             let starts = vec![P::Facts::default(), P::Facts::default()];
@@ -235,8 +237,8 @@ pub fn fire_sized<P: Program>(program: &P, delta: &P::Facts, out: &mut P::Facts,
         0 => unshared,
         common => unshared.min(one * two / common),
     };
-    // The samples' heads go first to the set with room for the round (an eighth more
-    // than expected, for the estimate's error), and their tables are freed.
+    // The samples' heads go first to the set with room for the round, and their tables
+    // are freed.
     let found = one + two;
     out.reserve_ratio_of(&first, expected, one);
     out.merge_from(first);
@@ -249,7 +251,7 @@ pub fn fire_sized<P: Program>(program: &P, delta: &P::Facts, out: &mut P::Facts,
         let others: Vec<P::Facts> = (1..parts.len())
             .map(|_| {
                 let mut heads = P::Facts::default();
-                heads.reserve_ratio_of(out, expected * 9 / 8, found * parts.len());
+                heads.reserve_ratio_of(out, expected, found * parts.len());
                 heads
             })
             .collect();
