@@ -6,7 +6,7 @@
 
 use std::rc::Rc;
 
-use dred::runtime::parallel::{fire, fire_sized, SAMPLED_FROM};
+use dred::runtime::parallel::{fire, fire_sized, SAMPLED_FROM, SAMPLED_RATE};
 use dred::runtime::{Admit, FactSets, Program, Settings, Work};
 use dred::{Batch, Trace};
 
@@ -155,7 +155,10 @@ fn a_round_sampled_for_its_room_derives_and_counts_what_the_whole_round_does() {
     for threads in [1, 2, 4] {
         let (program, delta) = partial_closure(2000, split_everything(threads));
         let mut sized = closure::ClosureFacts::default();
+        // As after a round that counted one unit per delta fact: few enough to sample.
         let mut sized_counted = Work::unlimited();
+        sized_counted.rate_round(1, 0);
+        assert!(sized_counted.round_rate() <= SAMPLED_RATE);
         fire_sized(&program, &delta, &mut sized, &mut sized_counted);
         assert_eq!(sized.to_vec(), heads.to_vec(), "{threads} threads");
         assert_eq!(
