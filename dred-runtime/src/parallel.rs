@@ -169,11 +169,7 @@ pub fn fire<P: Program>(
         if first.is_empty() {
             first.reserve_ratio_of(delta, 1, 2);
         }
-        let others = (1..parts.len()).map(|_| {
-            let mut heads = P::Facts::default();
-            heads.reserve_ratio_of(delta, 1, 2 * parts.len());
-            heads
-        });
+        let others = other_parts(parts.len(), delta, 1, 2 * parts.len());
         let starts = std::iter::once(first).chain(others).collect();
         if fire_parts(program, delta, admit, &parts, starts, out, work) {
             work.rate_round(delta.len(), before);
@@ -211,24 +207,11 @@ pub fn fire_sized<P: Program>(program: &P, delta: &P::Facts, out: &mut P::Facts,
     let (first_sample, rest) = Part::whole(program.indexes_built()).cut(SAMPLE_SHARE);
     let (second_sample, rest) = rest.cut(SAMPLE_SHARE - 1);
     let samples = [first_sample, second_sample];
-    let (first, second) = match splits(program, delta.len(), work) {
-        // The samples are joined side by side, as the parts of a round are.
-        true => {
-            let starts = vec![P::Facts::default(), P::Facts::default()];
-            let budget = work.remaining();
-            let joined = program.fire_in_parts(delta, Admit::Absent, &samples, &budget, starts);
-            match joined {
-                Ok(mut both) => {
-                    let (second, second_work) = both.pop().expect("two samples");
-                    let (first, first_work) = both.pop().expect("two samples");
-                    work.absorb(&first_work);
-                    work.absorb(&second_work);
-                    (first, second)
-                }
-                Err(_) => sample_here(program, delta, &samples, work),
-            }
-        }
-        false => sample_here(program, delta, &samples, work),
+    let split = splits(program, delta.len(), work);
+    // Where the round splits, the samples are joined side by side, as its parts are.
+    let (first, second) = match split.then(|| both_samples(program, delta, &samples, work)) {
+        Some(Some(both)) => both,
+        _ => sample_here(program, delta, &samples, work),
     };
     let (one, two) = (first.len().max(1), second.len());
     let shares = SAMPLE_SHARE as usize;
@@ -243,18 +226,11 @@ pub fn fire_sized<P: Program>(program: &P, delta: &P::Facts, out: &mut P::Facts,
     out.reserve_ratio_of(&first, expected, one);
     out.merge_from(first);
     out.merge_from(second);
-    let threads = program.bookkeeping().settings.threads();
     let mut done = false;
-    if splits(program, delta.len(), work) {
-        let parts = rest.split(threads);
+    if split {
+        let parts = rest.split(program.bookkeeping().settings.threads());
         // The first part adds to `out`; the others get room for their share.
-        let others: Vec<P::Facts> = (1..parts.len())
-            .map(|_| {
-                let mut heads = P::Facts::default();
-                heads.reserve_ratio_of(out, expected, found * parts.len());
-                heads
-            })
-            .collect();
+        let others = other_parts(parts.len(), out, expected, found * parts.len());
         let starts = std::iter::once(std::mem::take(out)).chain(others).collect();
         done = fire_parts(program, delta, Admit::Absent, &parts, starts, out, work);
     }
@@ -262,6 +238,35 @@ pub fn fire_sized<P: Program>(program: &P, delta: &P::Facts, out: &mut P::Facts,
         program.fire(delta, Admit::Absent, out, &mut Vec::new(), work, &rest);
     }
     work.rate_round(delta.len(), before);
+}
+
+/// Sets for the parts after the first of `count`, each with room for `times`/`share` as
+/// many facts as `like` holds, relation by relation.
+fn other_parts<F: FactSets>(count: usize, like: &F, times: usize, share: usize) -> Vec<F> {
+    (1..count)
+        .map(|_| {
+            let mut heads = F::default();
+            heads.reserve_ratio_of(like, times, share);
+            heads
+        })
+        .collect()
+}
+
+/// [`fire_sized`]'s two samples, joined side by side on rayon's workers, with their work
+/// added to `work`; `None` if the program's facts cannot cross threads.
+fn both_samples<P: Program>(
+    program: &P,
+    delta: &P::Facts,
+    samples: &[Part; 2],
+    work: &mut Work,
+) -> Option<(P::Facts, P::Facts)> {
+    let starts = vec![P::Facts::default(), P::Facts::default()];
+    let budget = work.remaining();
+    let joined = program.fire_in_parts(delta, Admit::Absent, samples, &budget, starts);
+    let [(first, first_work), (second, second_work)]: [_; 2] = joined.ok()?.try_into().ok()?;
+    work.absorb(&first_work);
+    work.absorb(&second_work);
+    Some((first, second))
 }
 
 /// [`fire_sized`]'s two samples, joined on the calling thread.
