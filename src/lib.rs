@@ -233,7 +233,10 @@
 //!   other, like the seed's `R(a,b)` and `R(a,c)`, can never vouch for one another. A fact
 //!   whose instances are all younger is kept by raising its stamp above them, once per
 //!   update (as a shortest-path tree re-attaches a node one level down), and checked again
-//!   at its new stamp; its heads are checked too. Only facts with neither propagate;
+//!   at its new stamp; its heads between the two stamps are checked too. Rounds' stamps
+//!   are spaced apart, so a fact raised above a fact of its own round stays below the
+//!   next round, whose facts that counted on it need no check: in a dense recursive
+//!   component, a deletion no longer shifts whole rounds up one after another. Only facts with neither propagate;
 //!   rederivation then restores those that still have a proof. A round's checks run in
 //!   the order of the index bucket they walk first, so that checks walking the same bucket
 //!   (in non-linear closure, the candidates `R(x, z)` of one `x` all walk `R(x, _)`) read

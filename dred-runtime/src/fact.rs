@@ -13,8 +13,8 @@ impl<T: Clone + Eq + Hash + Ord + std::fmt::Debug + 'static> Tuple for T {}
 /// A set of facts of one relation (a delta, a round, an update batch).
 pub type FactSet<T> = HashSet<T, FactHashState>;
 
-/// When a fact was derived: a value of the program's clock, which advances by one per
-/// round of every phase that adds facts (and stops at `Stamp::MAX`).
+/// When a fact was derived: a value of the program's clock, which advances by
+/// [`ROUND_GAP`] per round of every phase that adds facts (and stops at `Stamp::MAX`).
 ///
 /// Invariant: every derived fact that [claims support](claims_support) has a rule instance
 /// whose derived body facts hold with smaller stamps (its *support*): a round only derives
@@ -26,6 +26,17 @@ pub type FactSet<T> = HashSet<T, FactHashState>;
 /// changes.
 pub type Stamp = u32;
 
+/// How far the clock advances per round. A fact that loses its supports but keeps one
+/// whose newest body fact is of its own round rises to one past that fact (see
+/// [`crate::Strategy::AltProof`]); with a gap between rounds it stays below the next
+/// round, so the facts of that round that counted on it still have an older support and
+/// are not checked again. With a gap of one it would rise into the next round, and a
+/// deletion in a dense recursive component shifted whole rounds up one by one. The gap
+/// leaves room for that many rises stacked in one round; past them, rises reach the next
+/// round as they would without one. It costs clock range: [`crate::Strategy::Auto`]
+/// rematerializes when half of it is used, after millions of rounds.
+pub(crate) const ROUND_GAP: Stamp = 256;
+
 /// Whether a fact stamped `stamp` claims a support: all do but [`UNSTAMPED`] ones and
 /// those derived after the clock stopped at `Stamp::MAX`.
 #[inline]
@@ -35,7 +46,7 @@ pub fn claims_support(stamp: Stamp) -> bool {
 
 /// The stamp of facts loaded without derivation ([`crate::maintain::from_facts_unchecked`]): no
 /// claim of support, and older than every derived fact, so every derived fact may count
-/// on it (the clock's first round is 1).
+/// on it (the clock's first round is [`ROUND_GAP`]).
 pub const UNSTAMPED: Stamp = 0;
 
 /// How fact sets, fact maps and index keys hash facts ([`FactSet`], `relation::key_hash`).

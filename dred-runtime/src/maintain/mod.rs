@@ -11,6 +11,7 @@ use std::time::Instant;
 use crate::account::{few_multiply_derived, Abandoned, Account, Reason};
 use crate::admit::Admit;
 use crate::batch::Batch;
+use crate::fact::ROUND_GAP;
 use crate::parallel;
 use crate::poison::{Operation, Poisoned, Unfinished, Unrecoverable};
 use crate::program::{

@@ -348,10 +348,10 @@ pub(super) fn recompute<P: Program>(
     report
 }
 
-/// Advances the clock by one round and returns that round's stamp.
+/// Advances the clock by one round ([`ROUND_GAP`] stamps) and returns that round's stamp.
 pub(super) fn next_stamp<P: Program>(program: &mut P) -> Stamp {
     let bookkeeping = program.bookkeeping_mut();
-    bookkeeping.clock = bookkeeping.clock.saturating_add(1);
+    bookkeeping.clock = bookkeeping.clock.saturating_add(ROUND_GAP);
     bookkeeping.clock
 }
 
