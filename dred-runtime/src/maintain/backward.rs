@@ -251,6 +251,7 @@ pub(super) fn unprovable_phase<P: Program>(
 ) -> Option<P::Facts> {
     let mut proofs = Proofs::<P>::new();
     let mut gone = P::Facts::default();
+    let mut raised = P::Facts::default();
     let mut losing = deletions;
     let mut losing_witnesses = None;
     let mut disclaimed = P::Facts::default();
@@ -312,7 +313,7 @@ pub(super) fn unprovable_phase<P: Program>(
         // Those kept on a proof without a support at their stamps rise to the lowest level
         // where they have one (or stop claiming any); the heads that counted on them at
         // their old stamps are candidates in the next round.
-        disclaimed = raise_unsupported(program, &proved, work);
+        disclaimed = raise_unsupported(program, &proved, &mut raised, work);
         if work.is_exhausted() {
             return None;
         }
@@ -359,32 +360,48 @@ fn supported_apart<P: Program>(
 /// Raises each fact of `proved` (held) that claims a support and has none at its stamp to
 /// the lowest level of its instances, where it has one, or to `Stamp::MAX` if that is out
 /// of the clock's reach (it then claims none, and the stamps are stale for the alternative
-/// proofs: [`Bookkeeping::stale_stamps`]); returns the facts raised.
-fn raise_unsupported<P: Program>(program: &mut P, proved: &P::Facts, work: &mut Work) -> P::Facts {
+/// proofs: [`Bookkeeping::stale_stamps`]); returns the facts raised, and adds them to
+/// `raised`, those this update has raised.
+///
+/// A fact that rises a second time in one update rises at least to the next round's
+/// stamp (see [`ROUND_GAP`]). Two proved facts that derive each other, kept by proofs at
+/// higher levels, would otherwise leapfrog one stamp at a time, one round of the phase
+/// per step, across the gap between rounds before either reached its proof's level.
+fn raise_unsupported<P: Program>(
+    program: &mut P,
+    proved: &P::Facts,
+    raised: &mut P::Facts,
+    work: &mut Work,
+) -> P::Facts {
     let stamped: Vec<(Fact<P>, Stamp)> = proved
         .to_vec()
         .into_iter()
         .filter_map(|fact| program.stamp(&fact).map(|stamp| (fact, stamp)))
         .filter(|(_, stamp)| claims_support(*stamp))
         .collect();
-    let (mut raised, levels) = program.check_support(&stamped, work);
-    if !raised.is_empty() {
+    let (mut now, levels) = program.check_support(&stamped, work);
+    if !now.is_empty() {
         program.bookkeeping_mut().stale_stamps = true;
     }
-    for fact in raised.to_vec() {
+    for fact in now.to_vec() {
         program.restamp(&fact, Stamp::MAX);
     }
     let mut highest = 0;
     for (fact, level) in levels {
+        let level = match raised.contains_fact(&fact) {
+            true => (level.div_ceil(ROUND_GAP).checked_mul(ROUND_GAP)).unwrap_or(level),
+            false => level,
+        };
         highest = highest.max(level);
         program.restamp(&fact, level);
-        raised.insert_fact(fact);
+        now.insert_fact(fact);
     }
-    work.touch(raised.len());
+    work.touch(now.len());
+    raised.union_with(&now);
     // Later rounds must be younger than every raised fact.
     let clock = &mut program.bookkeeping_mut().clock;
     *clock = (*clock).max(highest);
-    raised
+    now
 }
 
 /// The backward/forward strategy, given the normalized batch. Gives the batch back as soon
