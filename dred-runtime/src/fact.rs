@@ -35,7 +35,7 @@ pub type Stamp = u32;
 /// leaves room for that many rises stacked in one round; past them, rises reach the next
 /// round as they would without one. It costs clock range: [`crate::Strategy::Auto`]
 /// rematerializes when half of it is used, after millions of rounds.
-pub(crate) const ROUND_GAP: Stamp = 256;
+pub const ROUND_GAP: Stamp = 256;
 
 /// Whether a fact stamped `stamp` claims a support: all do but [`UNSTAMPED`] ones and
 /// those derived after the clock stopped at `Stamp::MAX`.

@@ -48,7 +48,8 @@ pub use program::{
 };
 pub use relation::{
     key_hash, key_runs, FactHashState, FactSet, FixedHasher, Index, IndexLayout, IndexOf, IndexSet,
-    IndexSource, KeyQuery, KeyRuns, Relation, Room, Stamp, StampedRows, Tuple, UNSTAMPED,
+    IndexSource, KeyQuery, KeyRuns, Relation, Room, Stamp, StampedRows, Tuple, ROUND_GAP,
+    UNSTAMPED,
 };
 pub use report::{Phase, Round, Trace, UpdateReport, Witness};
 pub use settings::{HeldJoins, Settings};

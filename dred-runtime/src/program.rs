@@ -309,6 +309,10 @@ pub trait Program: Sized {
     fn unstamp_derived(&mut self);
     /// [`Relation::forget_risen`] on every relation.
     fn forget_risen(&mut self);
+    /// Shows `visit` the stamp of every fact held ([`Relation::stamps`]).
+    fn visit_stamps(&self, visit: &mut dyn FnMut(Stamp));
+    /// [`Relation::map_stamps`] on every relation.
+    fn map_stamps(&mut self, map: &dyn Fn(Stamp) -> Stamp);
 
     /// Whether `fact` belongs to an input relation.
     fn is_input(fact: &Fact<Self>) -> bool;

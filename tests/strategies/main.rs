@@ -14,7 +14,7 @@ use std::collections::BTreeSet;
 
 use common::SEED_EDGES;
 
-use dred::runtime::{FactSets, GroundFact, Program};
+use dred::runtime::{FactSets, GroundFact, Program, Stamp};
 use dred::{Batch, Settings, Strategy, Trace};
 
 dred::datalog! {
@@ -311,6 +311,71 @@ fn a_fact_raised_within_its_round_leaves_the_next_rounds_heads_unchecked() {
     by_dred.update(Batch::new().delete(E(a, t)));
     assert_eq!(ground(&chain.facts()), ground(&by_dred.facts()));
     assert!(chain.verify().is_ok());
+}
+
+#[test]
+fn a_clock_near_its_end_restarts_by_renumbering_the_rounds() {
+    use chain::*;
+    // Two copies of one history, one with its clock moved near the end of its range before
+    // an insertion: that insertion's rounds are stamped there. The next update renumbers
+    // the rounds, and from then on every update reports the same as in the other copy.
+    let edges = [(0, 1), (1, 2), (2, 4), (1, 3), (3, 5), (5, 4), (4, 6)];
+    let materialize = || {
+        let inputs = Batch::new().insert_all(edges.map(|(x, y)| E(x, y)));
+        Chain::materialize_with_settings(inputs, stamps_only(), Trace::Rounds).0
+    };
+    let (mut plain, mut renumbered) = (materialize(), materialize());
+    renumbered.bookkeeping_mut().clock = Stamp::MAX / 2 - 1;
+    let stamp = |chain: &Chain, x, y| chain.relation::<R>().stamp(&R(x, y)).unwrap();
+    let updates = [
+        Batch::new().insert(E(6, 7)).insert(E(0, 7)),
+        Batch::new().delete(E(2, 4)),
+        Batch::new().delete(E(0, 7)),
+        Batch::new().insert(E(2, 4)).delete(E(3, 5)),
+    ];
+    for (at, update) in updates.into_iter().enumerate() {
+        let for_plain = update.clone();
+        let report = renumbered.update_using(update, Strategy::AltProof, Trace::Rounds);
+        let expected = plain.update_using(for_plain, Strategy::AltProof, Trace::Rounds);
+        assert_eq!(report.to_string(), expected.to_string(), "update {at}");
+        assert_eq!(ground(&renumbered.facts()), ground(&plain.facts()));
+        assert!(renumbered.verify().is_ok());
+        if at == 0 {
+            assert!(
+                stamp(&renumbered, 6, 7) > Stamp::MAX / 2,
+                "stamped near the end"
+            );
+        } else {
+            assert!(
+                renumbered.bookkeeping().clock < Stamp::MAX / 4,
+                "renumbered"
+            );
+        }
+    }
+    // The facts' stamps keep their order.
+    let ordered = |chain: &Chain| {
+        let mut facts: Vec<(Stamp, R)> = chain
+            .relation::<R>()
+            .iter()
+            .map(|fact| (stamp(chain, fact.0, fact.1), fact.into_owned()))
+            .collect();
+        facts.sort();
+        facts.into_iter().map(|(_, fact)| fact).collect::<Vec<_>>()
+    };
+    let order = |chain: &Chain| {
+        let stamps: Vec<Stamp> = ordered(chain)
+            .iter()
+            .map(|fact| stamp(chain, fact.0, fact.1))
+            .collect();
+        let mut ranks = stamps.clone();
+        ranks.dedup();
+        stamps
+            .iter()
+            .map(|s| ranks.binary_search(s).unwrap())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(ordered(&renumbered), ordered(&plain));
+    assert_eq!(order(&renumbered), order(&plain));
 }
 
 #[test]

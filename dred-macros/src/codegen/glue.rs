@@ -234,6 +234,12 @@ impl Context<'_> {
                 fn forget_risen(&mut self) {
                     #(self.#names.forget_risen();)*
                 }
+                fn visit_stamps(&self, visit: &mut dyn ::core::ops::FnMut(#rt::Stamp)) {
+                    #(self.#names.stamps().for_each(&mut *visit);)*
+                }
+                fn map_stamps(&mut self, map: &dyn ::core::ops::Fn(#rt::Stamp) -> #rt::Stamp) {
+                    #(self.#names.map_stamps(map);)*
+                }
                 fn retain_held(&self, facts: &mut #facts, held: bool) {
                     #(facts.#names.retain(|fact| self.#names.contains(fact) == held);)*
                 }

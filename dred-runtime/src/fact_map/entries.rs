@@ -16,6 +16,18 @@ impl<T: Tuple> FactMap<T> {
         self.entries().map(fact)
     }
 
+    /// Replaces every stamp `s` the map keeps with `map(s)`, ghosts' and the unheld points'
+    /// of a dense box included: `map` must keep the stamps' order.
+    pub fn map_stamps(&mut self, map: &dyn Fn(Stamp) -> Stamp) {
+        let tables = std::iter::once(&mut self.whole).chain(self.shards.iter_mut());
+        for (_, stamp) in tables.flat_map(HashTable::iter_mut) {
+            *stamp = map(*stamp);
+        }
+        for stamp in &mut self.dense {
+            *stamp = map(*stamp);
+        }
+    }
+
     /// The facts with their stamps, table by table, then those of a dense map's box.
     pub fn entries(&self) -> Entries<'_, T> {
         let mut tables = self.tables();

@@ -11,21 +11,22 @@ use std::time::Instant;
 use crate::account::{few_multiply_derived, Abandoned, Account, Reason};
 use crate::admit::Admit;
 use crate::batch::Batch;
-use crate::fact::ROUND_GAP;
 use crate::parallel;
 use crate::poison::{Operation, Poisoned, Unfinished, Unrecoverable};
 use crate::program::{
     least_instance, Bookkeeping, Counted, DerivationSample, Fact, FactSets, Program, Work,
 };
-use crate::relation::Stamp;
+use crate::relation::{Stamp, ROUND_GAP};
 use crate::report::{Phase, Round, Trace, UpdateReport, Witness};
 use crate::settings::Settings;
 use crate::strategy::Strategy;
 use crate::text::GroundFact;
 
 mod backward;
+mod clock;
 mod phases;
 use backward::backward_forward;
+use clock::renumber_rounds;
 use phases::*;
 
 /// Builds a program's least model over `inputs` by semi-naive insertion from the empty
@@ -214,8 +215,10 @@ impl Guard {
     }
 }
 
-/// Past this clock value, [`Strategy::Auto`] rematerializes to restart the clock (stamps
-/// saturate rather than wrap, so an exhausted clock only weakens them).
+/// Past this clock value, an update first renumbers the rounds that stamp facts
+/// ([`renumber_rounds`]), and if that leaves the clock past it, [`Strategy::Auto`]
+/// rematerializes to restart the clock (stamps saturate rather than wrap, so an exhausted
+/// clock only weakens them).
 const CLOCK_LIMIT: Stamp = Stamp::MAX / 2;
 
 /// Applies one update batch with DRed and reports every round.
@@ -271,6 +274,9 @@ fn apply<P: Program>(
         rebuilding: None,
     });
 
+    if program.bookkeeping().clock > CLOCK_LIMIT {
+        renumber_rounds(program, CLOCK_LIMIT);
+    }
     let requested = Account::requested(strategy);
     let mut report = match strategy {
         Strategy::DRed => dred(program, deletions, insertions, Work::unlimited(), trace)

@@ -700,6 +700,8 @@ pub trait IndexSet<T>: Clone {
     /// Sets the stamps of facts the indexes hold, in those that keep stamps, touching each
     /// bucket once.
     fn set_stamps(&mut self, facts: &[(&T, Stamp)]);
+    /// [`Relation::map_stamps`] on every built index.
+    fn map_stamps(&mut self, map: &dyn Fn(Stamp) -> Stamp);
     /// Removes a batch of facts from every built index, rewriting each touched bucket once.
     fn remove_all(&mut self, gone: &FactSet<T>);
     /// Gives back spare room.
@@ -715,6 +717,7 @@ impl<T> IndexSet<T> for () {
     fn build_all(&mut self, _: &IndexSource<'_, T>) {}
     fn insert(&mut self, _: &T, _: u64, _: Stamp) {}
     fn set_stamps(&mut self, _: &[(&T, Stamp)]) {}
+    fn map_stamps(&mut self, _: &dyn Fn(Stamp) -> Stamp) {}
     fn remove_all(&mut self, _: &FactSet<T>) {}
     fn shrink_to_fit(&mut self) {}
     fn heap_bytes(&self) -> usize {
@@ -780,6 +783,14 @@ impl<T: Tuple, L: IndexLayout<T>> IndexSet<T> for Index<T, L> {
         });
     }
 
+    fn map_stamps(&mut self, map: &dyn Fn(Stamp) -> Stamp) {
+        if let Some(buckets) = self.buckets.get_mut() {
+            for stamp in buckets.iter_mut().flat_map(|k| &mut k.bucket.stamps) {
+                *stamp = map(*stamp);
+            }
+        }
+    }
+
     /// A bucket's rows are compared with its own few gone rows (sorted, binary search),
     /// not looked up in `gone`: a comparison of short tuples costs a fraction of a hash
     /// lookup, and a closure's buckets are long while few of their facts go at a time.
@@ -841,6 +852,9 @@ macro_rules! index_set_tuples {
                 if Self::STAMPED {
                     $(self.$at.set_stamps(facts);)+
                 }
+            }
+            fn map_stamps(&mut self, map: &dyn Fn(Stamp) -> Stamp) {
+                $(self.$at.map_stamps(map);)+
             }
             fn remove_all(&mut self, gone: &FactSet<T>) {
                 $(self.$at.remove_all(gone);)+

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::hash::Hash;
 
 pub use crate::fact::{
-    claims_support, FactHashState, FactSet, FixedHasher, Stamp, Tuple, UNSTAMPED,
+    claims_support, FactHashState, FactSet, FixedHasher, Stamp, Tuple, ROUND_GAP, UNSTAMPED,
 };
 use crate::fact_map::FactMap;
 use crate::settings::Storage;
@@ -544,6 +544,21 @@ impl<T: Tuple, I: IndexSet<T>> Relation<T, I> {
         if I::STAMPED && !changed.is_empty() {
             self.indexes.set_stamps(&changed);
         }
+    }
+
+    /// The stamps of the facts held, in no order.
+    pub fn stamps(&self) -> impl Iterator<Item = Stamp> + '_ {
+        self.facts.entries().map(|(_, stamp)| stamp)
+    }
+
+    /// Replaces every stamp `s`, in the table and the indexes, with `map(s)`, which must
+    /// keep the stamps' order and map `Stamp::MAX` (a retired fact's) to itself: a
+    /// renumbering, so the facts' supports (see [`Stamp`]) and the indexes' order hold.
+    /// Outside an update (no fact has risen in it).
+    pub fn map_stamps(&mut self, map: &dyn Fn(Stamp) -> Stamp) {
+        debug_assert!(self.risen.is_empty(), "outside an update");
+        self.facts.map_stamps(map);
+        self.indexes.map_stamps(map);
     }
 
     /// [`Relation::unstamp_all`] of every fact: none claims a support from now on.
