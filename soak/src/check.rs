@@ -8,7 +8,9 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use dred::runtime::maintain::{materialize_with_settings, update_using};
 use dred::runtime::oracle::least_model;
 use dred::runtime::settings::{DELTA_CHUNK, GHOST_SHARE, LARGE_FROM_BYTES, PARALLEL_FROM};
-use dred::runtime::{Batch, FactSets, GroundFact, HeldJoins, Program, Settings, Strategy, Trace};
+use dred::runtime::{
+    Batch, FactSets, GroundFact, HeldJoins, Program, Settings, Stamp, Strategy, Trace, ROUND_GAP,
+};
 
 use crate::history::{field, ground, inputs, History, RawFact};
 
@@ -160,6 +162,9 @@ pub fn check_history<P: Program>(
         }
         let settings = settings(history, run);
         let (mut program, _) = materialize_with_settings::<P>(inputs, settings, Trace::Counts);
+        if let Some(rounds) = history.late_clock {
+            program.bookkeeping_mut().clock = Stamp::MAX / 2 - rounds * ROUND_GAP;
+        }
         compare(&program, &expected[0]).map_err(|detail| diverged(0, detail))?;
         for (k, raw_batch) in history.batches.iter().enumerate() {
             let mut batch = Batch::new();

@@ -58,6 +58,9 @@ pub struct History {
     /// How many threads its program splits rounds over: 1, 2 or 3 (with more than one,
     /// every round is split, however small).
     pub threads: usize,
+    /// In one history of four, how many rounds before the middle of its range the clock is
+    /// put after the materialization, so that an update soon renumbers the rounds.
+    pub late_clock: Option<u32>,
     /// The facts the program is materialized from.
     pub initial: Vec<RawFact>,
     /// The update batches, in order.
@@ -191,10 +194,13 @@ impl History {
             last_deleted = batch.deletions.clone();
             batches.push(batch);
         }
+        let (variant, threads) = (rng.below(16), 1 + rng.below(3));
+        let late_clock = (rng.below(4) == 0).then(|| rng.below(4) as u32);
         History {
             domain,
-            variant: rng.below(16),
-            threads: 1 + rng.below(3),
+            variant,
+            threads,
+            late_clock,
             initial,
             batches,
         }

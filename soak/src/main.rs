@@ -7,7 +7,9 @@
 //! ```
 //!
 //! Each history also draws its program's thread count (1, 2 or 3; with more than one,
-//! every round is split over the threads, however small).
+//! every round is split over the threads, however small), and one in four puts its
+//! program's clock a few rounds before the middle of its range once materialized, so that
+//! an update soon renumbers the rounds.
 //!
 //! It runs until it has checked `N` batches (10⁶ by default; a batch checked under every
 //! strategy run counts once per run), prints its progress every ten seconds and, at the end, the
@@ -88,6 +90,7 @@ fn main() {
     let mut last_report = Instant::now();
     let mut checked: BTreeMap<(&str, &str), u64> = BTreeMap::new();
     let mut by_threads: BTreeMap<usize, u64> = BTreeMap::new();
+    let mut late_clock = 0u64;
     let (mut total, mut histories, mut divergences) = (0u64, 0u64, 0u64);
     'soak: for round in 0.. {
         for (s, shape) in shapes.iter().enumerate() {
@@ -100,6 +103,9 @@ fn main() {
                     Ok(batches) => {
                         *checked.entry((shape.name, run.name)).or_default() += batches;
                         *by_threads.entry(history.threads).or_default() += batches;
+                        if history.late_clock.is_some() {
+                            late_clock += batches;
+                        }
                         total += batches;
                     }
                     Err(divergence) => {
@@ -128,6 +134,7 @@ fn main() {
     print_summary(
         &checked,
         &by_threads,
+        late_clock,
         histories,
         divergences,
         started.elapsed(),
@@ -170,6 +177,7 @@ fn report_divergence(
 fn print_summary(
     checked: &BTreeMap<(&str, &str), u64>,
     by_threads: &BTreeMap<usize, u64>,
+    late_clock: u64,
     histories: u64,
     divergences: u64,
     elapsed: Duration,
@@ -194,6 +202,7 @@ fn print_summary(
     if !threads.is_empty() {
         println!("by thread count: {}", threads.join(", "));
     }
+    println!("with the clock put near the middle of its range: {late_clock}");
     let total: u64 = checked.values().sum();
     println!(
         "total: {total} batches checked in {histories} histories, {divergences} divergences, \

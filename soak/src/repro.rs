@@ -130,7 +130,7 @@ pub fn write_case(
     let readme = format!(
         "# Soak divergence: {shape} under {run}\n\n\
          Found by `dred-soak`, minimized. Program `{shape}` (`program.dl`), strategy \
-         `{strategy}`, {threads} thread(s), settings variant {variant}:\n\n\
+         `{strategy}`, {threads} thread(s), settings variant {variant}{clock}:\n\n\
          ```\n{settings:#?}\n```\n\n\
          After {at}: {detail}\n\n\
          `expected.trace` holds the independent oracle's models after each batch, and the \
@@ -141,6 +141,13 @@ pub fn write_case(
         strategy = run.strategy,
         threads = history.threads,
         variant = history.variant,
+        clock = match history.late_clock {
+            Some(rounds) => format!(
+                ", the clock put {rounds} rounds before the middle of its range after the \
+                 materialization"
+            ),
+            None => String::new(),
+        },
         at = match divergence.batch {
             0 => "the materialization".to_string(),
             usize::MAX => "a panic".to_string(),
