@@ -32,9 +32,9 @@ pub type Stamp = u32;
 /// round, so the facts of that round that counted on it still have an older support and
 /// are not checked again. With a gap of one it would rise into the next round, and a
 /// deletion in a dense recursive component shifted whole rounds up one by one. The gap
-/// leaves room for that many rises stacked in one round; past them, rises reach the next
-/// round as they would without one. It costs clock range: [`crate::Strategy::Auto`]
-/// rematerializes when half of it is used, after millions of rounds.
+/// leaves room for 255 rises stacked on one another in a round; past them, rises reach the
+/// next round as they would without a gap. It costs clock range: half of it is used after
+/// 2²³ rounds, and an update then numbers again the rounds that still stamp facts.
 pub const ROUND_GAP: Stamp = 256;
 
 /// Whether a fact stamped `stamp` claims a support: all do but [`UNSTAMPED`] ones and
