@@ -8,9 +8,9 @@ use std::collections::BTreeSet;
 use super::*;
 
 /// Renumbers the stamps of `program`'s facts and sets its clock past them (see the
-/// module's doc); returns `false`, changing nothing, if even renumbered they would not end
-/// below `limit`. Outside an update's phases: no fact has risen.
-pub(super) fn renumber_rounds<P: Program>(program: &mut P, limit: Stamp) -> bool {
+/// module's doc), unless even renumbered they would not end below `limit`: then it changes
+/// nothing, and the clock says so. Outside an update's phases: no fact has risen.
+pub(super) fn renumber_rounds<P: Program>(program: &mut P, limit: Stamp) {
     let mut rounds = BTreeSet::from([0]);
     program.visit_stamps(&mut |stamp| {
         if stamp != Stamp::MAX {
@@ -22,11 +22,10 @@ pub(super) fn renumber_rounds<P: Program>(program: &mut P, limit: Stamp) -> bool
     };
     let clock = program.bookkeeping().clock;
     let Some(clock) = renumbering.apply(clock).filter(|&clock| clock <= limit) else {
-        return false;
+        return;
     };
     program.map_stamps(&|stamp| renumbering.apply(stamp).unwrap_or(Stamp::MAX));
     program.bookkeeping_mut().clock = clock;
-    true
 }
 
 /// The rounds that stamp some fact, in order, round 0 first; the n-th of them becomes
