@@ -1,5 +1,5 @@
 //! One relation: a membership set plus the hash indexes its program's join plans asked for
-//! (their layouts, buckets and probes are in `index`).
+//! (their layouts and probes are in `index`, their buckets in `bucket`).
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -11,7 +11,9 @@ pub use crate::fact::{
 use crate::fact_map::FactMap;
 use crate::settings::Storage;
 
+mod bucket;
 mod index;
+use bucket::{Keyed, RETIRED};
 pub use index::*;
 
 /// The room a relation's facts took ([`Relation::into_room`]): what a recompute reserves
