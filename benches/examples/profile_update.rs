@@ -3,7 +3,8 @@
 //! deletion of `k` input facts (chosen by `update_facts` with `seed`, 7 by default) with
 //! that strategy, or (`reinsert`) their insertion into what the deletion left. An index
 //! `g<i>` names one of `general_workloads` instead. Prints the mean, fastest and median
-//! update.
+//! update. `DRED_THREADS` and `DRED_PARALLEL_FROM` set the program's thread count and
+//! split threshold (`dred::Settings`); the defaults otherwise.
 //!
 //! With `PERF_CTL` naming perf's control FIFO, only the updates are profiled, not the
 //! materialization and the clones around them:
@@ -31,7 +32,15 @@ fn main() {
     let k: usize = args[3].parse().unwrap();
     let reps: usize = args[4].parse().unwrap();
     let started = Instant::now();
-    let mut base = dred_benches::engines::DredProgram::materialize(w);
+    let mut settings = dred::Settings::default();
+    if let Ok(threads) = std::env::var("DRED_THREADS") {
+        settings = settings.with_threads(threads.parse().expect("DRED_THREADS is a count"));
+    }
+    if let Ok(units) = std::env::var("DRED_PARALLEL_FROM") {
+        settings =
+            settings.with_parallel_from(units.parse().expect("DRED_PARALLEL_FROM is a count"));
+    }
+    let mut base = dred_benches::engines::DredProgram::from_scratch_with(w, settings).0;
     let materialized = started.elapsed();
     let seed = args.get(5).map_or(7, |s| s.parse().unwrap());
     let (deletions, _) = dred_benches::update_facts(w, k, seed);

@@ -323,12 +323,13 @@ fn fire_parts<P: Program>(
 
 /// Whether a round of `facts` delta facts (or candidates) splits: the program has more than
 /// one thread, and the round is expected to count at least [`Settings::parallel_from`]
-/// units, at the rate of the round before.
+/// units, at the rate of the round before if that round was not much smaller
+/// ([`Work::expected_rate`]).
 ///
 /// [`Settings::parallel_from`]: crate::Settings::parallel_from
 fn splits<P: Program>(program: &P, facts: usize, work: &Work) -> bool {
     let settings = &program.bookkeeping().settings;
-    let expected = (facts as u64).saturating_mul(work.round_rate());
+    let expected = (facts as u64).saturating_mul(work.expected_rate(facts));
     settings.threads() > 1 && facts > 0 && expected >= settings.parallel_from()
 }
 

@@ -368,12 +368,19 @@ pub struct Work {
     /// Exhausted past this many units.
     budget: u64,
     exhausted: bool,
-    /// The units per delta fact that the last join round counted ([`Work::round_rate`]).
+    /// The units per delta fact that the last join round counted ([`Work::round_rate`]),
+    /// and over how many delta facts (0 before any round).
     round_rate: u64,
+    rate_facts: usize,
 }
 
-/// What a join round is expected to count per delta fact before any round has run.
+/// What a join round is expected to count per delta fact before any round has run, or
+/// after one too small to tell ([`Work::expected_rate`]).
 pub const FIRST_ROUND_RATE: u64 = 16;
+
+/// A round's rate predicts the rate of a round up to this many times its size
+/// ([`Work::expected_rate`]).
+pub const RATE_SPAN: usize = 8;
 
 /// Work by kind, as [`Work`] counts it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -427,6 +434,7 @@ impl Work {
             budget: units,
             exhausted: false,
             round_rate: FIRST_ROUND_RATE,
+            rate_facts: 0,
         }
     }
 
@@ -473,12 +481,36 @@ impl Work {
         self.round_rate
     }
 
+    /// What a round of `facts` delta facts is expected to count per fact: the last round's
+    /// rate ([`Work::round_rate`]) if that round had at least 1/[`RATE_SPAN`] as many facts,
+    /// else [`FIRST_ROUND_RATE`]. The facts of one round are not alike: the one input fact
+    /// of a 1-fact deletion may join large relations while the hundreds of heads it takes
+    /// away join little, and at the first's rate their round would be expected to count
+    /// thousands of times what it does (and be split, at a cost far above its joins).
+    ///
+    /// ```
+    /// use dred_runtime::program::{Work, FIRST_ROUND_RATE};
+    /// let mut work = Work::unlimited();
+    /// work.visit(36_000);
+    /// work.rate_round(1, 0);
+    /// assert_eq!(work.expected_rate(8), 36_000);
+    /// assert_eq!(work.expected_rate(500), FIRST_ROUND_RATE);
+    /// ```
+    pub fn expected_rate(&self, facts: usize) -> u64 {
+        if self.rate_facts.saturating_mul(RATE_SPAN) >= facts {
+            self.round_rate
+        } else {
+            FIRST_ROUND_RATE
+        }
+    }
+
     /// Records the rate of a round of `facts` delta facts that began when this count was
     /// at `before` units.
     pub fn rate_round(&mut self, facts: usize, before: u64) {
         if facts > 0 {
             let units = self.units.saturating_sub(before);
             self.round_rate = (units / facts as u64).max(1);
+            self.rate_facts = facts;
         }
     }
 
