@@ -1,5 +1,5 @@
-//! Join rounds on every core: a round's delta is cut into [`Part`]s that rayon's workers
-//! join against the relations, each into heads of its own, merged in part order between
+//! Join rounds on every core: a round's delta is cut into [`Part`]s that the calling
+//! thread and rayon's workers join against the relations, each into heads of its own, merged in part order between
 //! rounds. No relation is written inside a join (indexes built on a first probe are built
 //! once, behind a `OnceLock`), so the heads of a round do not depend on which thread ran
 //! which part, and the parts together count the work the whole round counts over the same
@@ -19,8 +19,6 @@
 use std::collections::hash_set;
 use std::hash::{BuildHasher, Hash};
 use std::iter::{Skip, Take};
-
-use rayon::prelude::*;
 
 use crate::admit::Admit;
 use crate::program::{Fact, FactSets, Program, Work};
@@ -369,14 +367,14 @@ fn merge<F: FactSets>(done: Vec<(F, Work)>, out: &mut F, work: &mut Work) -> boo
     true
 }
 
-/// Runs [`Program::fire_in_parts`] and [`Program::derivable_in_parts`] on rayon's
-/// workers, for programs whose facts may be shared across threads; generated code calls
+/// Runs [`Program::fire_in_parts`] and [`Program::derivable_in_parts`] on the calling
+/// thread and rayon's workers, for programs whose facts may be shared across threads; generated code calls
 /// them through [`OnThreads`] or, for a program with a column type that is not `Send` and
 /// `Sync`, [`OnCaller`].
 #[doc(hidden)]
 pub struct Threads<'a, P>(pub &'a P);
 
-/// The parts of a round on rayon's workers.
+/// The parts of a round on the calling thread and rayon's workers.
 #[doc(hidden)]
 pub trait OnThreads<P: Program> {
     /// See [`Program::fire_in_parts`].
@@ -411,16 +409,14 @@ where
         starts: Vec<P::Facts>,
     ) -> Result<Vec<(P::Facts, Work)>, P::Facts> {
         let program = self.0;
-        let done = parts
-            .par_iter()
-            .zip(starts)
-            .map(|(part, mut heads)| {
+        let jobs = parts.iter().zip(starts).map(|(part, mut heads)| {
+            move || {
                 let mut work = budget.clone();
                 program.fire(delta, admit, &mut heads, &mut Vec::new(), &mut work, part);
                 (heads, work)
-            })
-            .collect();
-        Ok(done)
+            }
+        });
+        Ok(here_and_on_workers(jobs))
     }
 
     fn derivable_in_parts(
@@ -430,16 +426,39 @@ where
         budget: &Work,
     ) -> Option<Vec<(P::Facts, Work)>> {
         let program = self.0;
-        let done = parts
-            .par_iter()
-            .map(|part| {
+        let jobs = parts.iter().map(|part| {
+            move || {
                 let mut work = budget.clone();
                 let derived = program.derivable(candidates, &mut work, part);
                 (derived, work)
-            })
-            .collect();
-        Some(done)
+            }
+        });
+        Some(here_and_on_workers(jobs))
     }
+}
+
+/// Runs `jobs` and returns their results in order: the first on the calling thread, the
+/// others on rayon's workers meanwhile. A parallel iterator started from outside the pool
+/// would block the calling thread until workers had woken and run every part; here the
+/// calling thread works from the start and wakes only the workers the other parts need.
+fn here_and_on_workers<T: Send, J: FnOnce() -> T + Send>(jobs: impl Iterator<Item = J>) -> Vec<T> {
+    let mut jobs = jobs.fuse();
+    let Some(first) = jobs.next() else {
+        return Vec::new();
+    };
+    let others: Vec<J> = jobs.collect();
+    let mut results: Vec<Option<T>> = others.iter().map(|_| None).collect();
+    let mut first_result = None;
+    rayon::in_place_scope(|scope| {
+        for (job, slot) in others.into_iter().zip(results.iter_mut()) {
+            scope.spawn(move |_| *slot = Some(job()));
+        }
+        first_result = Some(first());
+    });
+    std::iter::once(first_result)
+        .chain(results)
+        .map(|result| result.expect("a scope runs every job it spawns"))
+        .collect()
 }
 
 /// The fallback of [`OnThreads`] for programs whose facts cannot cross threads: the round
@@ -472,3 +491,19 @@ pub trait OnCaller<P: Program> {
 }
 
 impl<P: Program> OnCaller<P> for &Threads<'_, P> {}
+
+#[cfg(test)]
+mod tests {
+    use super::here_and_on_workers;
+
+    #[test]
+    fn jobs_give_their_results_in_order_the_first_on_the_calling_thread() {
+        let caller = std::thread::current().id();
+        let jobs = (0..4).map(|i| move || (i * 10, std::thread::current().id()));
+        let results = here_and_on_workers(jobs);
+        let values: Vec<i32> = results.iter().map(|&(value, _)| value).collect();
+        assert_eq!(values, [0, 10, 20, 30]);
+        assert_eq!(results[0].1, caller);
+        assert!(here_and_on_workers(std::iter::empty::<fn() -> u8>()).is_empty());
+    }
+}
