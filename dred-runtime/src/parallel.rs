@@ -1,9 +1,9 @@
-//! Join rounds on every core: a round's delta is cut into [`Part`]s that the calling
-//! thread and rayon's workers join against the relations, each into heads of its own, merged in part order between
-//! rounds. No relation is written inside a join (indexes built on a first probe are built
-//! once, behind a `OnceLock`), so the heads of a round do not depend on which thread ran
-//! which part, and the parts together count the work the whole round counts over the same
-//! tables.
+//! Join rounds on every core: a round's delta is cut into [`Part`]s that the calling thread
+//! and rayon's workers join against the relations, each into heads of its own, merged in
+//! part order between rounds. No relation is written inside a join (indexes built on a
+//! first probe are built once, behind a `OnceLock`), so the heads of a round do not depend
+//! on which thread ran which part, and the parts together count the work the whole round
+//! counts over the same tables.
 //!
 //! Facts, and every strategy's rounds, are therefore the same for every number of threads,
 //! and so are explanations (a witness is the least instance, not the first found). Tables
@@ -13,8 +13,9 @@
 //! which reads counted work, may give up at another update.
 //!
 //! Only the rounds that carry no causes split: insertion, over-deletion and rederivation
-//! rounds, and rederivation's derivability checks ([`derivable`]). A loss of support ([`Admit::Held`]) pushes stamps in join order and chooses a
-//! head-first join per group, and runs on the calling thread.
+//! rounds, and rederivation's derivability checks ([`derivable`]). A loss of support
+//! ([`Admit::Held`]) pushes stamps in join order and chooses a head-first join per group,
+//! and runs on the calling thread.
 
 use std::collections::hash_set;
 use std::hash::{BuildHasher, Hash};
@@ -368,9 +369,9 @@ fn merge<F: FactSets>(done: Vec<(F, Work)>, out: &mut F, work: &mut Work) -> boo
 }
 
 /// Runs [`Program::fire_in_parts`] and [`Program::derivable_in_parts`] on the calling
-/// thread and rayon's workers, for programs whose facts may be shared across threads; generated code calls
-/// them through [`OnThreads`] or, for a program with a column type that is not `Send` and
-/// `Sync`, [`OnCaller`].
+/// thread and rayon's workers, for programs whose facts may be shared across threads;
+/// generated code calls them through [`OnThreads`] or, for a program with a column type
+/// that is not `Send` and `Sync`, [`OnCaller`].
 #[doc(hidden)]
 pub struct Threads<'a, P>(pub &'a P);
 

@@ -239,11 +239,12 @@ pub trait Program: Sized {
     fn indexes_built(&self) -> u64 {
         0
     }
-    /// [`Program::fire`] of each of `parts` with a fresh `Work` like `budget`, the first
-    /// on the calling thread and the others on rayon's workers, each into its set of `starts` (one per part, with the room the caller
-    /// made), returned in part order; `Err` with the first of `starts` if the program's
-    /// facts cannot be shared across threads (a column type that is not `Send` and
-    /// `Sync`). Generated as a call of [`crate::parallel::OnThreads`].
+    /// [`Program::fire`] of each of `parts` with a fresh `Work` like `budget`, the first on
+    /// the calling thread and the others on rayon's workers, each into its set of `starts`
+    /// (one per part, with the room the caller made), returned in part order; `Err` with
+    /// the first of `starts` if the program's facts cannot be shared across threads (a
+    /// column type that is not `Send` and `Sync`). Generated as a call of
+    /// [`crate::parallel::OnThreads`].
     #[allow(clippy::type_complexity)]
     fn fire_in_parts(
         &self,
@@ -257,8 +258,9 @@ pub trait Program: Sized {
     /// relations (head-bound lookups).
     fn derivable(&self, candidates: &Self::Facts, work: &mut Work, part: &Part) -> Self::Facts;
     /// [`Program::derivable`] of each of `parts` with a fresh `Work` like `budget`, the
-    /// first on the calling thread and the others on rayon's workers, returned in part order; `None` if the program's facts cannot be
-    /// shared across threads. Generated as a call of [`crate::parallel::OnThreads`].
+    /// first on the calling thread and the others on rayon's workers, returned in part
+    /// order; `None` if the program's facts cannot be shared across threads. Generated as a
+    /// call of [`crate::parallel::OnThreads`].
     #[allow(clippy::type_complexity)]
     fn derivable_in_parts(
         &self,
