@@ -24,12 +24,15 @@ mod tests;
 const SHARDS: usize = 16;
 
 /// The largest table (in buckets) a map keeps whole; growing past it splits the map into
-/// [`SHARDS`] shards, so a split holds at most 2^19 + 2^20 buckets at once (20 MiB for a
-/// pair of `u32`). Up to it, one table is faster than shards: a shard's table is read from
-/// an array at a place the fact's hash picks, one more load between the hash and the slot,
-/// where the whole table is a field (see [`FactMap::table`]). Measured: `BENCHMARKS.md`,
-/// *Design measurements*, "Whole tables up to 2^19 buckets".
-const LARGEST_WHOLE: usize = 1 << 19;
+/// [`SHARDS`] shards with the whole table's room between them, which then grow one at a
+/// time ([`FactMap::split_for`]). Up to it, one table is faster than shards: a shard's
+/// table is read from an array at a place the fact's hash picks, one more load between
+/// the hash and the slot, where the whole table is a field (see [`FactMap::table`]).
+/// Past it, growing the whole table would hold its old and new tables, three times its
+/// room, at a moment the model is nearly at its largest: Andersen's points-to map of 2^18
+/// buckets made its materialization's memory peak that way. Measured: `BENCHMARKS.md`,
+/// *Design measurements*, "Whole tables up to 2^19 buckets" and "Splits at 2^18 buckets".
+const LARGEST_WHOLE: usize = 1 << 18;
 
 /// Which bits of a fact's hash choose its shard: above those a shard's table uses for its
 /// slot (the low bits) and below its tag (the top seven), so that facts in one shard still
@@ -191,7 +194,10 @@ impl<T: Tuple> FactMap<T> {
 
     /// Splits a whole map into shards if holding `facts` facts would grow its table past
     /// [`LARGEST_WHOLE`] buckets, unless it turns dense instead ([`FactMap::consider_dense`]).
-    /// The shards get room for an even share and an eighth.
+    /// The shards get an even share of the whole table's room, not of `facts`: the split
+    /// then holds about twice the whole table's room, not the three times of a table
+    /// growing, and the shards grow to take `facts` afterwards, each holding two copies
+    /// of itself alone. A shard that its share overflows grows during the move.
     fn split_for(&mut self, facts: usize) {
         if !self.shards.is_empty()
             || facts <= self.whole.capacity()
@@ -204,10 +210,9 @@ impl<T: Tuple> FactMap<T> {
             return;
         }
         self.purge();
-        let share = facts.div_ceil(SHARDS);
-        let mut shards: Box<[Shard<T>]> = (0..SHARDS)
-            .map(|_| Shard::with_capacity(share + share / 8))
-            .collect();
+        let share = self.whole.capacity().div_ceil(SHARDS);
+        let mut shards: Box<[Shard<T>]> =
+            (0..SHARDS).map(|_| Shard::with_capacity(share)).collect();
         for (fact, stamp) in std::mem::take(&mut self.whole) {
             let hash = hash_of(&fact);
             shards[shard_of(hash)].insert_unique(hash, (fact, stamp), |(held, _)| hash_of(held));

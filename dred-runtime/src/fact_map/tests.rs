@@ -170,6 +170,25 @@ fn a_map_growing_past_the_largest_whole_table_splits_and_keeps_its_facts() {
     }
 }
 
+#[test]
+fn a_split_gives_the_shards_the_whole_tables_room_not_twice_it() {
+    let mut map: FactMap<(u32, u32)> = FactMap::default();
+    let mut facts = 0;
+    while map.shards.is_empty() {
+        map.insert_new((facts, facts % 7), facts, |_| {});
+        facts += 1;
+    }
+    // The whole table was full at 2^18 buckets: growing it would have doubled its room.
+    let whole_room = LARGEST_WHOLE / 8 * 7;
+    assert_eq!(facts as usize, whole_room + 1);
+    let shard_room: usize = map.shards.iter().map(|shard| shard.capacity()).sum();
+    assert!(
+        shard_room < 2 * whole_room,
+        "{shard_room} of room for {facts} facts"
+    );
+    assert_consistent(&map, facts as usize);
+}
+
 fn pair_of_columns(columns: &[u64]) -> Option<(u32, u32)> {
     Some((columns[0] as u32, columns[1] as u32))
 }
