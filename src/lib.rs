@@ -130,11 +130,17 @@
 //!   `Graph::new()` (constant facts only), `materialize(batch)` (its report keeps every
 //!   round's facts), `materialize_with(batch, trace)` (with [`Trace::Counts`], counts only:
 //!   no second copy of the model at the memory peak), `update(batch)`,
-//!   `update_with(batch, trace)`, `relation::<Reach>()` (a [`Relation`]: `iter` and
-//!   `sorted`, whose facts are [`std::borrow::Cow`]s, borrowed or rebuilt, see below;
-//!   `contains`, `len`), `contains(&fact)`, `facts()`, `heap_bytes()` (what the relations
+//!   `update_with(batch, trace)`, `relation::<Reach>()` (a [`runtime::TypedRelation`]:
+//!   `iter` and `sorted` give `Reach` facts, `contains`, `stamp`, `len`; `rows()` the
+//!   stored [`Relation`]), `contains(&fact)`, `facts()`, `heap_bytes()` (what the relations
 //!   keep allocated), `from_facts_unchecked`, `verify`, `poisoned` and `recover` (see
 //!   below: when an update fails part-way).
+//!   A relation whose columns are all plain values (integers, `char`, `bool`,
+//!   `&'static str`; at most twelve) stores its facts as the tuple of its column types,
+//!   its *row* (`Reach`'s is `(&'static str, &'static str)`; [`runtime::Stored`] converts):
+//!   every relation of the same column types and indexes is then one type, and the
+//!   runtime's generic code is compiled once for all of them, not once per relation.
+//!   Other relations store their structs.
 //!   A relation keeps its facts and their stamps in sixteen hash-table shards, so that
 //!   growing moves one shard at a time and never holds two copies of the whole table;
 //!   or, where its columns are small integers (see the bitset below) whose box an array
@@ -150,8 +156,8 @@
 //!   its facts do. The indexes whose
 //!   buckets support checks and head-first joins read with their stamps keep each row's
 //!   stamp too, so that a bucket's stamps come in one pass rather than a lookup a row;
-//! - `GraphFacts`, one [`runtime::FactSet`] per relation (public fields named after the
-//!   relations): the shape of batches, rounds and reports;
+//! - `GraphFacts`, one [`runtime::FactSet`] of stored facts per relation (public fields
+//!   named after the relations): the shape of batches, rounds and reports;
 //! - `GraphFact`, an enum over all relations' facts;
 //! - one join function per rule for semi-naive firing (a join order per delta position,
 //!   indexes chosen at compile time and shared between rules, each built when first

@@ -12,7 +12,7 @@ use common::SEED_EDGES;
 use dred::runtime::io::{
     parse_tsv, read_input_dir, read_input_dir_lenient, write_derived_dir, write_tsv,
 };
-use dred::runtime::{FactSets, GroundFact, Program};
+use dred::runtime::{FactSets, GroundFact, Program, Stored};
 use dred::{Batch, Trace};
 
 dred::datalog! {
@@ -346,8 +346,8 @@ fn an_unchecked_materialization_is_taken_on_trust_and_verified_on_request() {
     assert_eq!(graph.relation::<R>().len(), 18);
 
     let mut wrong = exact.clone();
-    wrong.R.insert(R("z", "z"));
-    wrong.R.remove(&R("a", "d"));
+    wrong.R.insert(R("z", "z").into_row());
+    wrong.R.remove(&R("a", "d").into_row());
     let mismatch = Graph::from_facts_unchecked(&wrong).verify().unwrap_err();
     assert_eq!(mismatch.missing[0].to_string(), "R(a,d)");
     assert_eq!(mismatch.unfounded[0].to_string(), "R(z,z)");
@@ -459,9 +459,9 @@ fn facts_of_integer_char_and_bool_columns_are_rebuilt_from_their_bitset_columns(
         assert_eq!(columns.len(), 5);
         assert_eq!(
             __Dred7ColumnsAIndex0::fact_from_columns(&columns),
-            Some(fact.clone())
+            Some(fact.to_row())
         );
-        assert_eq!(a.fact_from_columns(&columns), Some(fact));
+        assert_eq!(a.rows().fact_from_columns(&columns), Some(fact.into_row()));
     }
     let b_facts = [
         B(0, 0, 0, 0, 0, 0, 'a', false),
@@ -481,17 +481,17 @@ fn facts_of_integer_char_and_bool_columns_are_rebuilt_from_their_bitset_columns(
         let columns = columns_of(&fact);
         assert_eq!(
             __Dred7ColumnsBIndex0::fact_from_columns(&columns),
-            Some(fact.clone())
+            Some(fact.to_row())
         );
-        assert_eq!(b.fact_from_columns(&columns), Some(fact));
+        assert_eq!(b.rows().fact_from_columns(&columns), Some(fact.into_row()));
     }
     // Another arity, or a value no char has, rebuilds nothing.
     let mut wrong = columns_of(&B(1, 1, 1, 1, 1, 1, 'b', true));
     wrong[6] = 0xD800;
     assert_eq!(__Dred7ColumnsBIndex0::fact_from_columns(&wrong), None);
     assert_eq!(__Dred7ColumnsBIndex0::fact_from_columns(&wrong[..7]), None);
-    assert_eq!(b.fact_from_columns(&wrong), None);
-    assert_eq!(b.fact_from_columns(&wrong[..7]), None);
+    assert_eq!(b.rows().fact_from_columns(&wrong), None);
+    assert_eq!(b.rows().fact_from_columns(&wrong[..7]), None);
     // The indexes these joins probe are keyed by the first column.
     let leads = (
         __Dred7ColumnsAIndex0::KEY_LEADS,

@@ -86,7 +86,7 @@ fn every_fact_of_the_seed_graph_has_a_checked_proof() {
     let graph = seed_graph();
     let mut explainer = graph.explainer();
     for fact in graph.relation::<R>().iter() {
-        let proof = explainer.explain(&fact.into_owned().into()).unwrap();
+        let proof = explainer.explain(&fact.into()).unwrap();
         check_proof(&graph, &proof, &mut Vec::new()).unwrap();
     }
 }

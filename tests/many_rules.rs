@@ -239,3 +239,30 @@ fn a_hundred_rules_agree_with_the_oracle_through_updates() {
     }
     assert_eq!(Chain::RULES.len(), 101);
 }
+
+/// The type a program stores relation `T` as, with its indexes.
+type StoredRelation<T> = dred::runtime::Relation<
+    <T as dred::runtime::Stored>::Row,
+    <chain::Chain as dred::runtime::HasRelation<T>>::Indexes,
+>;
+
+fn same_type<A: 'static, B: 'static>() -> bool {
+    std::any::TypeId::of::<A>() == std::any::TypeId::of::<B>()
+}
+
+#[test]
+fn relations_of_the_same_columns_and_indexes_share_one_stored_type() {
+    use chain::*;
+    // The chain's links are probed alike, so the runtime's code for them is compiled once.
+    assert!(same_type::<StoredRelation<L12>, StoredRelation<L13>>());
+    assert!(same_type::<StoredRelation<L52>, StoredRelation<L98>>());
+    assert!(same_type::<<L2 as dred::runtime::Stored>::Row, (u32, u32)>());
+    // `L1` to `L9` are probed in the middle of every tenth rule besides (`L9` by `L91`'s),
+    // so they have an index the others lack.
+    assert!(same_type::<StoredRelation<L8>, StoredRelation<L9>>());
+    assert!(!same_type::<StoredRelation<L9>, StoredRelation<L13>>());
+    // A fact reads back as its struct.
+    let (program, _) = Chain::materialize(Batch::new().insert(Base(0, 1)));
+    assert_eq!(program.relation::<L1>().sorted(), [L1(0, 1)]);
+    assert!(program.contains(&L1(0, 1)) && !program.contains(&L2(0, 1)));
+}

@@ -143,12 +143,7 @@ fn later_batches_share_the_programs_strings() {
     parse_tsv::<Visits>("Visit", "b\tc\n", "t", true, &mut batch).unwrap();
     program.update(batch);
     assert_eq!(table.len(), 3);
-    let facts: Vec<Reach> = program
-        .relation::<Reach>()
-        .sorted()
-        .into_iter()
-        .map(|f| f.into_owned())
-        .collect();
+    let facts: Vec<Reach> = program.relation::<Reach>().sorted();
     let b_as_head = &facts.iter().find(|f| f.0.as_str() == "b").unwrap().0;
     assert!(Symbol::ptr_eq(b_as_head, &table.intern("b")));
     assert!(program.contains(&Reach("a".into(), "c".into())));

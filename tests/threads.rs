@@ -69,7 +69,7 @@ fn fire_all(program: &closure::Closure, mut work: Work) -> (closure::ClosureFact
         R: program
             .relation::<R>()
             .iter()
-            .map(std::borrow::Cow::into_owned)
+            .map(dred::runtime::Stored::into_row)
             .collect(),
         ..ClosureFacts::default()
     };
@@ -123,9 +123,9 @@ fn a_budget_spent_by_the_parts_stops_the_round_where_one_thread_stops_it() {
 fn partial_closure(nodes: u32, settings: Settings) -> (closure::Closure, closure::ClosureFacts) {
     use closure::*;
     let pairs =
-        |reach: u32| (0..nodes).flat_map(move |i| (1..=reach).map(move |d| R(i, (i + d) % nodes)));
+        |reach: u32| (0..nodes).flat_map(move |i| (1..=reach).map(move |d| (i, (i + d) % nodes)));
     let held = ClosureFacts {
-        E: (0..nodes).map(|i| E(i, (i + 1) % nodes)).collect(),
+        E: (0..nodes).map(|i| (i, (i + 1) % nodes)).collect(),
         R: pairs(3).collect(),
     };
     let program = dred::runtime::maintain::from_facts_unchecked_with_settings(&held, settings);

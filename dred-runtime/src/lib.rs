@@ -35,6 +35,7 @@ pub mod settings;
 pub mod strategy;
 pub mod symbol;
 pub mod text;
+pub mod typed;
 
 pub use account::{Abandoned, Account, Reason};
 pub use admit::Admit;
@@ -56,3 +57,4 @@ pub use settings::{HeldJoins, Settings};
 pub use strategy::{Strategy, UnknownStrategy};
 pub use symbol::{Symbol, Symbols};
 pub use text::{GroundFact, TextError};
+pub use typed::{Stored, TypedRelation};

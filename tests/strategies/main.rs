@@ -482,14 +482,14 @@ fn a_recompute_records_its_counted_work_as_the_next_estimate() {
 }
 
 /// A loss of support's joins hand on each head they emit once, with the stamp it holds.
-fn assert_each_head_handed_on_with_its_stamp<'a, T: dred::runtime::Tuple, I>(
+fn assert_each_head_handed_on_with_its_stamp<'a, T: dred::runtime::Stored, I>(
     stamped: impl Iterator<Item = (&'a T, dred::runtime::Stamp)>,
-    emitted: &dred::runtime::FactSet<T>,
-    relation: &dred::runtime::Relation<T, I>,
+    emitted: &dred::runtime::FactSet<T::Row>,
+    relation: dred::runtime::TypedRelation<'_, T, I>,
 ) {
     let mut handed_on = dred::runtime::FactSet::default();
     for (head, stamp) in stamped {
-        assert!(handed_on.insert(head.clone()), "{head:?} handed on twice");
+        assert!(handed_on.insert(head.to_row()), "{head:?} handed on twice");
         assert_eq!(relation.stamp(head), Some(stamp), "{head:?}");
     }
     assert_eq!(&handed_on, emitted);
@@ -512,7 +512,7 @@ fn a_spent_budget_stops_a_join_between_delta_facts() {
             .relation::<E>()
             .iter()
             .filter(|e| e.0 % 3 == 0)
-            .map(std::borrow::Cow::into_owned)
+            .map(dred::runtime::Stored::into_row)
             .collect(),
         ..ChainFacts::default()
     };
@@ -574,7 +574,7 @@ fn a_spent_budget_stops_a_grouped_join_inside_its_group() {
             .relation::<R>()
             .iter()
             .filter(|r| r.1 == 0)
-            .map(std::borrow::Cow::into_owned)
+            .map(dred::runtime::Stored::into_row)
             .collect(),
         ..ClosureFacts::default()
     };

@@ -24,7 +24,7 @@ fn tree(depth: u32) -> Vec<Par> {
 }
 
 fn built(program: &SameGeneration) -> [bool; 2] {
-    let sg = program.relation::<Sg>();
+    let sg = program.relation::<Sg>().rows();
     [sg.index_is_built(|ix| &ix.0), sg.index_is_built(|ix| &ix.1)]
 }
 

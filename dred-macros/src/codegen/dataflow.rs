@@ -176,7 +176,7 @@ impl Context<'_> {
                 .rules_of(k)
                 .filter(|(_, rule)| !reads_component(rule))
                 .map(|(i, rule)| self.rule_dataflow(i, rule, &[]));
-            let row_ty = self.row_ty(k);
+            let row_ty = self.wire_row_ty(k);
             quote! {
                 unit.clone().flat_map(|()| ::core::option::Option::None::<#row_ty>)
                     #(.concat(#rules))*
@@ -225,7 +225,7 @@ impl Context<'_> {
     }
 
     /// The tuple type of relation `k`'s rows inside the dataflow.
-    fn row_ty(&self, k: usize) -> TokenStream {
+    fn wire_row_ty(&self, k: usize) -> TokenStream {
         let types: Vec<TokenStream> = (self.relation(k).columns.iter())
             .map(|c| self.wire_ty(c))
             .collect();
@@ -250,7 +250,7 @@ impl Context<'_> {
 
     /// The union of the rules deriving non-recursive relation `k`, made distinct.
     fn relation_rules(&self, k: usize) -> TokenStream {
-        let row_ty = self.row_ty(k);
+        let row_ty = self.wire_row_ty(k);
         let rules = self
             .rules_of(k)
             .map(|(i, rule)| self.rule_dataflow(i, rule, &[]));

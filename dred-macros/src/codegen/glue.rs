@@ -47,7 +47,7 @@ impl Context<'_> {
             });
             let bitset = integers.then(|| quote!(.with_bitset()));
             let dense = self.rebuild_from_columns(r).map(|body| {
-                let ty = self.ty(relation);
+                let ty = self.row_ty(r);
                 quote!(.with_facts_from_columns({
                     fn rebuild(columns: &[u64]) -> ::core::option::Option<#ty> { #body }
                     rebuild
@@ -65,9 +65,10 @@ impl Context<'_> {
                 let head = self.construct(&rule.head, rule);
                 quote!(facts.#name.insert(#head);)
             });
-        let tsv_arms = names.iter().map(|name| {
+        let tsv_arms = names.iter().enumerate().map(|(r, name)| {
             let text = name.unraw().to_string();
-            quote!(#text => { #rt::generated::write_relation_tsv(out, &self.#name); ::std::result::Result::Ok(()) })
+            let to_struct = self.struct_of(r, quote!(stored));
+            quote!(#text => { #rt::generated::write_relation_tsv(out, &self.#name, |stored| #to_struct); ::std::result::Result::Ok(()) })
         });
         let fire_calls = self
             .program
@@ -122,6 +123,9 @@ impl Context<'_> {
                     let name = &relation.name;
                     let fact_enum = &self.fact_enum;
                     let rules: Vec<_> = self.rules_of(r).collect();
+                    let head_struct = self.struct_of(r, quote!(head));
+                    let head_row = self.row_view(r, quote!(head));
+                    let row_ty = self.row_ty(r);
                     let sorter = self.sorting_rule(r);
                     let checks = rules.iter().map(|&(i, _)| {
                         let check = format_ident!("support_rule_{}", i);
@@ -142,7 +146,7 @@ impl Context<'_> {
                         }
                         match #rt::Stamp::try_from(lowest) {
                             ::std::result::Result::Ok(level) if level < #rt::Stamp::MAX => {
-                                levels.push((#fact_enum::#name(::std::clone::Clone::clone(head)), level));
+                                levels.push((#fact_enum::#name(#head_struct), level));
                             }
                             _ => {
                                 unsupported.#name.insert(::std::clone::Clone::clone(head));
@@ -151,7 +155,7 @@ impl Context<'_> {
                     };
                     let heads = quote! {
                         candidates.iter().filter_map(|(fact, stamp)| match fact {
-                            #fact_enum::#name(head) => ::core::option::Option::Some((head, *stamp)),
+                            #fact_enum::#name(head) => ::core::option::Option::Some((#head_row, *stamp)),
                             _ => ::core::option::Option::None,
                         })
                     };
@@ -161,6 +165,7 @@ impl Context<'_> {
                             // that a large round never grows the set step by step.
                             unsupported.#name.reserve(#heads.count());
                             for (head, bound) in #heads {
+                                let head: &#row_ty = ::core::borrow::Borrow::borrow(&head);
                                 #check_head
                             }
                         },
@@ -170,11 +175,12 @@ impl Context<'_> {
                                 // Checks that walk one bucket first run together, its rows
                                 // still in cache; a head of another rule comes last.
                                 let mut heads: ::std::vec::Vec<(u64, _, #rt::Stamp)> = #heads
-                                    .map(|(head, stamp)| (self.#first_hash(head).unwrap_or(u64::MAX), head, stamp))
+                                    .map(|(head, stamp)| (self.#first_hash(::core::borrow::Borrow::borrow(&head)).unwrap_or(u64::MAX), head, stamp))
                                     .collect();
                                 heads.sort_unstable_by_key(|&(hash, ..)| hash);
                                 unsupported.#name.reserve(heads.len());
                                 for (_, head, bound) in heads {
+                                    let head: &#row_ty = ::core::borrow::Borrow::borrow(&head);
                                     #check_head
                                 }
                             }
@@ -191,6 +197,17 @@ impl Context<'_> {
         let fact_enum = &self.fact_enum;
         let input_flags = relations.iter().map(|r| r.input);
         let instance_fns = (0..relations.len()).map(|r| self.rule_fns_of(r, "instances_rule"));
+        let stored_refs: Vec<TokenStream> = (0..relations.len())
+            .map(|r| self.stored_ref(r, quote!(fact)))
+            .collect();
+        let head_refs = (0..relations.len()).map(|r| self.stored_ref(r, quote!(head)));
+        let derived_structs = (0..relations.len())
+            .filter(|&r| !relations[r].input)
+            .map(|r| self.struct_of(r, quote!(&*fact)));
+        let input_rows = (0..relations.len())
+            .filter(|&r| relations[r].input)
+            .map(|r| self.owned_row(r, quote!(self)));
+        let row_tys = self.row_tys();
         quote! {
             #[automatically_derived]
             impl #rt::Program for #program {
@@ -303,10 +320,10 @@ impl Context<'_> {
                 }
                 #closure_fns
                 fn restamp(&mut self, fact: &#fact_enum, stamp: #rt::Stamp) {
-                    match #empty_deref fact { #(#fact_enum::#names(fact) => self.#names.restamp(fact, stamp),)* }
+                    match #empty_deref fact { #(#fact_enum::#names(fact) => self.#names.restamp(#stored_refs, stamp),)* }
                 }
                 fn stamp(&self, fact: &#fact_enum) -> ::core::option::Option<#rt::Stamp> {
-                    match #empty_deref fact { #(#fact_enum::#names(fact) => self.#names.stamp(fact),)* }
+                    match #empty_deref fact { #(#fact_enum::#names(fact) => self.#names.stamp(#stored_refs),)* }
                 }
                 fn unstamp_derived(&mut self) {
                     #(self.#derived_names2.unstamp_every();)*
@@ -315,15 +332,15 @@ impl Context<'_> {
                     match #empty_deref fact { #(#fact_enum::#names(_) => #input_flags,)* }
                 }
                 fn holds(&self, fact: &#fact_enum) -> bool {
-                    match #empty_deref fact { #(#fact_enum::#names(fact) => self.#names.contains(fact),)* }
+                    match #empty_deref fact { #(#fact_enum::#names(fact) => self.#names.contains(#stored_refs),)* }
                 }
                 #[allow(unused_variables)]
                 fn sample_derived(&self, per_relation: usize, out: &mut ::std::vec::Vec<#fact_enum>) {
-                    #(out.extend(self.#derived_names.sample(per_relation).into_iter().map(|fact| #fact_enum::#derived_names(::std::borrow::Cow::into_owned(fact))));)*
+                    #(out.extend(self.#derived_names.sample(per_relation).into_iter().map(|fact| #fact_enum::#derived_names(#derived_structs)));)*
                 }
                 #[allow(unused_variables)]
                 fn instances(&self, head: &#fact_enum, visit: &mut dyn ::core::ops::FnMut(usize, &[#fact_enum]) -> bool) -> bool {
-                    match #empty_deref head { #(#fact_enum::#names(head) => false #(|| self.#instance_fns(head, visit))*,)* }
+                    match #empty_deref head { #(#fact_enum::#names(head) => false #(|| self.#instance_fns(#head_refs, visit))*,)* }
                 }
             }
 
@@ -334,14 +351,14 @@ impl Context<'_> {
 
             #(
                 impl #rt::InputFact<#facts> for #input_tys {
-                    fn add_to(self, facts: &mut #facts) { facts.#input_names.insert(self); }
+                    fn add_to(self, facts: &mut #facts) { facts.#input_names.insert(#input_rows); }
                 }
             )*
 
             #(
                 impl #rt::HasRelation<#tys> for #program {
                     type Indexes = #index_set_tys;
-                    fn relation(&self) -> &#rt::Relation<#tys, #index_set_tys> { &self.#names }
+                    fn relation(&self) -> &#rt::Relation<#row_tys, #index_set_tys> { &self.#names }
                 }
             )*
         }
@@ -360,7 +377,8 @@ impl Context<'_> {
         let (mut losses, mut dense) = (Vec::new(), Vec::new());
         for closure in &self.plan.closures {
             let relation = self.relation(closure.relation);
-            let (name, ty) = (&relation.name, self.ty(relation));
+            let name = &relation.name;
+            let fact = self.make_row(closure.relation, [quote!(x), quote!(z)]);
             let edges = &self.relation(closure.edges).name;
             let all_edges = pairs(quote!(self.#edges));
             let deleted = pairs(quote!(deletions.#edges));
@@ -372,7 +390,7 @@ impl Context<'_> {
                         return false;
                     };
                     lost_facts.#name.reserve(lost.len());
-                    lost_facts.#name.extend(lost.into_iter().map(|(x, z)| #ty(x, z)));
+                    lost_facts.#name.extend(lost.into_iter().map(|(x, z)| #fact));
                 }
             });
             dense.push(quote!(#rt::closure::dense_enough(#all_edges, self.#name.len())));
@@ -498,16 +516,16 @@ impl Context<'_> {
                 }
 
                 /// The facts of relation `T`.
-                pub fn relation<T: #rt::Tuple>(&self) -> &#rt::Relation<T, <Self as #rt::HasRelation<T>>::Indexes>
+                pub fn relation<T: #rt::Stored>(&self) -> #rt::TypedRelation<'_, T, <Self as #rt::HasRelation<T>>::Indexes>
                 where
                     Self: #rt::HasRelation<T>,
                 {
                     #rt::Program::bookkeeping(self).assert_usable();
-                    #rt::HasRelation::relation(self)
+                    #rt::TypedRelation::new(#rt::HasRelation::relation(self))
                 }
 
                 /// Whether `fact` holds.
-                pub fn contains<T: #rt::Tuple>(&self, fact: &T) -> bool
+                pub fn contains<T: #rt::Stored>(&self, fact: &T) -> bool
                 where
                     Self: #rt::HasRelation<T>,
                 {

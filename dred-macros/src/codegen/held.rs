@@ -31,7 +31,7 @@ impl Context<'_> {
             rt: self.rt.clone(),
             head: self.construct(&rule.head, rule),
             head_relation: self.relation(rule.head.relation).name.clone(),
-            fact_enum: self.fact_enum.clone(),
+            to_fact: self.row_to_fact(rule.head.relation),
             floor: quote!(0 #(#before)*),
             floor_rows: floor_steps
                 .iter()
@@ -71,7 +71,11 @@ impl Context<'_> {
         head_first: &HeadFirst,
     ) -> TokenStream {
         let rt = &self.rt;
-        let fact_enum = &self.fact_enum;
+        let head_enum = {
+            let (fact_enum, name) = (&self.fact_enum, &self.relation(rule.head.relation).name);
+            let head = self.struct_of(rule.head.relation, quote!(row1));
+            quote!(#fact_enum::#name(#head))
+        };
         let mut extended = rule.clone();
         extended.body.push(rule.head.clone());
         let join = &head_first.join;
@@ -241,7 +245,7 @@ impl Context<'_> {
                             if #rt::generated::held_admits(stamp, cause, &#floor) {
                                 emitted[at] = true;
                                 if out.#head_relation.insert(::std::clone::Clone::clone(#row1)) {
-                                    stamped.push((#fact_enum::#head_relation(::std::clone::Clone::clone(#row1)), stamp));
+                                    stamped.push((#head_enum, stamp));
                                 }
                             }
                         }
@@ -276,7 +280,8 @@ pub(super) struct HeadEmit {
     /// The head's construction from the join's variables.
     head: TokenStream,
     head_relation: Ident,
-    fact_enum: Ident,
+    /// The function from a stored head to the program's fact enum.
+    to_fact: TokenStream,
     /// The floor, an expression of `floor_rows`.
     floor: TokenStream,
     floor_rows: Vec<Ident>,
@@ -297,7 +302,7 @@ impl HeadEmit {
             rt,
             head,
             head_relation,
-            fact_enum,
+            to_fact,
             floor,
             floor_pushed,
             ..
@@ -311,7 +316,7 @@ impl HeadEmit {
                 }
             }
         } else {
-            quote!(#rt::generated::emit_held(&self.#head_relation, head, cause, &|| #floor, &mut out.#head_relation, stamped, #fact_enum::#head_relation);)
+            quote!(#rt::generated::emit_held(&self.#head_relation, head, cause, &|| #floor, &mut out.#head_relation, stamped, #to_fact);)
         };
         let admitting = Self::admitting(pending);
         let flush_admitting = self.flush_admitting(&admitting);
@@ -381,7 +386,7 @@ impl HeadEmit {
         let HeadEmit {
             rt,
             head_relation,
-            fact_enum,
+            to_fact,
             floor,
             floor_rows,
             ..
@@ -391,7 +396,7 @@ impl HeadEmit {
             false => quote!(|(#(#floor_rows,)*)| #floor),
         };
         quote! {
-            #rt::generated::emit_held_all(&self.#head_relation, &mut #pending, &#floor, &mut out.#head_relation, stamped, #fact_enum::#head_relation);
+            #rt::generated::emit_held_all(&self.#head_relation, &mut #pending, &#floor, &mut out.#head_relation, stamped, #to_fact);
         }
     }
 }

@@ -18,7 +18,7 @@ impl Context<'_> {
         let facts = &self.facts;
         let fact_enum = &self.fact_enum;
         let head_relation = &self.relation(rule.head.relation).name;
-        let head_ty = self.ty(self.relation(rule.head.relation));
+        let head_ty = self.row_ty(rule.head.relation);
         let plan = &self.plan.rules[index];
         let doc = format!("`{}`", rule.text);
 
@@ -53,7 +53,7 @@ impl Context<'_> {
                 };
                 // A loss of support walks the heads first where that reads fewer facts;
                 // the delta facts it leaves run the body-first join.
-                let delta_ty = self.ty(self.relation(rule.body[position].relation));
+                let delta_ty = self.row_ty(rule.body[position].relation);
                 let heads_first = self.head_first_code(rule, join, head_first);
                 let leftover = quote!(leftover.iter().copied());
                 let pending = format_ident!("pending_leftover");
@@ -143,8 +143,10 @@ impl Context<'_> {
                 .position(|s| s.atom == position)
                 .expect("every body atom has a step");
             let row = format_ident!("row{}", step);
-            let relation = &self.relation(rule.body[position].relation).name;
-            quote!(#fact_enum::#relation(::std::clone::Clone::clone(#row)))
+            let r = rule.body[position].relation;
+            let relation = &self.relation(r).name;
+            let fact = self.struct_of(r, quote!(#row));
+            quote!(#fact_enum::#relation(#fact))
         });
         let visit = quote! {
             if visit(#index, &[#(#body_facts),*]) {

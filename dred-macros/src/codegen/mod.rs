@@ -111,17 +111,33 @@ struct Context<'a> {
     rt: TokenStream,
     facts: Ident,
     fact_enum: Ident,
+    /// Per relation and index, the index whose layout type it uses ([`Context::layout_of`]).
+    layouts: Vec<Vec<(usize, usize)>>,
 }
 
 impl<'a> Context<'a> {
     fn new(program: &'a ir::Program, plan: &'a Plan) -> Self {
-        Context {
+        let mut cx = Context {
             program,
             plan,
             rt: quote!(::dred::runtime),
             facts: format_ident!("{}Facts", program.name),
             fact_enum: format_ident!("{}Fact", program.name),
-        }
+            layouts: Vec::new(),
+        };
+        let mut first: std::collections::HashMap<String, (usize, usize)> = Default::default();
+        cx.layouts = (0..program.relations.len())
+            .map(|r| {
+                (0..plan.indexes[r].len())
+                    .map(|index| {
+                        *first
+                            .entry(cx.layout_signature(r, index))
+                            .or_insert((r, index))
+                    })
+                    .collect()
+            })
+            .collect();
+        cx
     }
 
     /// `*` where a `match` on a reference to the fact enum must see that it has no variants
@@ -147,19 +163,91 @@ impl<'a> Context<'a> {
         self.program.relations.iter().map(|r| self.ty(r)).collect()
     }
 
+    /// Whether relation `r` stores its facts as rows, the tuple of its column types, rather
+    /// than as its struct: when its columns are plain values ([`Self::compact`]) and fit one
+    /// flat tuple. Relations of the same column types then share one storage type, so the
+    /// runtime's generic code is compiled once for all of them, not once per relation; a
+    /// column of another type keeps its relation's struct, whose derives report what that
+    /// type lacks.
+    fn row_stored(&self, r: usize) -> bool {
+        stores_rows(self.relation(r))
+    }
+
+    /// The type relation `r`'s facts are stored as (see [`Self::row_stored`]).
+    fn row_ty(&self, r: usize) -> TokenStream {
+        let relation = self.relation(r);
+        if self.row_stored(r) {
+            row_tuple(relation)
+        } else {
+            self.ty(relation)
+        }
+    }
+
+    fn row_tys(&self) -> Vec<TokenStream> {
+        (0..self.program.relations.len())
+            .map(|r| self.row_ty(r))
+            .collect()
+    }
+
+    /// A stored fact of relation `r` made of `values`, one per column.
+    fn make_row(&self, r: usize, values: impl IntoIterator<Item = TokenStream>) -> TokenStream {
+        let values: Vec<TokenStream> = values.into_iter().collect();
+        if self.row_stored(r) {
+            tuple(&values)
+        } else {
+            let ty = self.ty(self.relation(r));
+            quote!(#ty(#(#values),*))
+        }
+    }
+
+    /// Relation `r`'s struct, owned, from `stored`, a reference to its stored fact.
+    fn struct_of(&self, r: usize, stored: TokenStream) -> TokenStream {
+        let (rt, ty) = (&self.rt, self.ty(self.relation(r)));
+        quote!(<#ty as #rt::Stored>::from_row(#stored))
+    }
+
+    /// A function from relation `r`'s stored fact, owned, to the program's fact enum.
+    fn row_to_fact(&self, r: usize) -> TokenStream {
+        let (fact_enum, name) = (&self.fact_enum, &self.relation(r).name);
+        let fact = self.struct_of(r, quote!(&row));
+        quote!(|row| #fact_enum::#name(#fact))
+    }
+
+    /// Relation `r`'s stored fact from `fact`, its struct, owned.
+    fn owned_row(&self, r: usize, fact: TokenStream) -> TokenStream {
+        let (rt, ty) = (&self.rt, self.ty(self.relation(r)));
+        quote!(<#ty as #rt::Stored>::into_row(#fact))
+    }
+
+    /// Relation `r`'s stored fact from `fact`, a reference to its struct: the row, owned,
+    /// or `fact` itself where the struct is what is stored (`Borrow` gives a reference to
+    /// the stored type from either).
+    fn row_view(&self, r: usize, fact: TokenStream) -> TokenStream {
+        if self.row_stored(r) {
+            self.row_of(r, fact)
+        } else {
+            fact
+        }
+    }
+
+    /// Relation `r`'s stored fact, owned, from `fact`, a reference to its struct.
+    fn row_of(&self, r: usize, fact: TokenStream) -> TokenStream {
+        let (rt, ty) = (&self.rt, self.ty(self.relation(r)));
+        quote!(<#ty as #rt::Stored>::to_row(#fact))
+    }
+
+    /// A reference to relation `r`'s stored fact from `fact`, a reference to its struct
+    /// (see [`Self::row_view`]), for the expression it is written in.
+    fn stored_ref(&self, r: usize, fact: TokenStream) -> TokenStream {
+        let (view, row_ty) = (self.row_view(r, fact), self.row_ty(r));
+        quote!(::core::borrow::Borrow::<#row_ty>::borrow(&#view))
+    }
+
     /// Whether relation `r`'s index rows hold only the columns outside their key (see
     /// `dred_runtime::Index`): when every column is a plain value, so that a fact rebuilt
     /// from a key and a row costs nothing.
     fn compact(&self, r: usize) -> bool {
-        self.relation(r).columns.iter().all(|c| {
-            matches!(
-                c.class,
-                TypeClass::Int { .. }
-                    | TypeClass::Char
-                    | TypeClass::Bool
-                    | TypeClass::Str { owned: false }
-            )
-        })
+        plain_columns(self.relation(r))
     }
 
     /// The columns of relation `r` outside index `index`'s key, in order.
@@ -173,6 +261,7 @@ impl<'a> Context<'a> {
     /// The unit struct that lays out index `index` of relation `r` (see
     /// `dred_runtime::IndexLayout`).
     fn layout_name(&self, r: usize, index: usize) -> Ident {
+        let (r, index) = self.layout_of(r, index);
         // The program's name behind its length: two programs in one module never make the
         // same name (`A` with `BC`, `AB` with `C`), as a plain concatenation would.
         let program = self.program.name.unraw().to_string();
@@ -188,7 +277,7 @@ impl<'a> Context<'a> {
     /// The type of index `index` of relation `r`.
     fn index_ty(&self, r: usize, index: usize) -> TokenStream {
         let rt = &self.rt;
-        let (ty, layout) = (self.ty(self.relation(r)), self.layout_name(r, index));
+        let (ty, layout) = (self.row_ty(r), self.layout_name(r, index));
         quote!(#rt::Index<#ty, #layout>)
     }
 
@@ -231,9 +320,21 @@ impl<'a> Context<'a> {
     /// The function from relation `r`'s index set to its index `index` (a
     /// `dred_runtime::IndexOf`): its layout's `of`, one function per index rather than a
     /// closure at each probe.
-    fn index_path(&self, r: usize, index: usize) -> TokenStream {
-        let layout = self.layout_name(r, index);
-        quote!(#layout::of)
+    fn index_path(&self, r: usize, index: usize) -> Ident {
+        let program = self.program.name.unraw().to_string();
+        format_ident!(
+            "__dred{}{}{}_index{}",
+            program.len(),
+            program,
+            self.relation(r).name,
+            index
+        )
+    }
+
+    /// The index whose layout type index `index` of relation `r` uses: the first of the
+    /// same [`Self::layout_signature`].
+    fn layout_of(&self, r: usize, index: usize) -> (usize, usize) {
+        self.layouts[r][index]
     }
 
     fn relation(&self, index: usize) -> &ir::Relation {
@@ -322,7 +423,6 @@ impl<'a> Context<'a> {
     /// An owned fact of `atom`'s relation built from bound variables and constants.
     fn construct(&self, atom: &ir::Atom, rule: &ir::Rule) -> TokenStream {
         let relation = self.relation(atom.relation);
-        let name = self.ty(relation);
         let values = atom
             .terms
             .iter()
@@ -344,7 +444,7 @@ impl<'a> Context<'a> {
                 }
                 ir::Term::Wildcard => unreachable!("constructed atoms have every column known"),
             });
-        quote!(#name(#(#values),*))
+        self.make_row(atom.relation, values)
     }
 
     /// The indexes whose rows keep their stamps (`dred_runtime::IndexLayout::STAMPED`), as
@@ -421,6 +521,35 @@ fn respan(tokens: TokenStream, span: proc_macro2::Span) -> TokenStream {
             tree
         })
         .collect()
+}
+
+/// Whether `relation`'s columns are all plain values: integers, chars, bools and static
+/// strings, whose clones cost nothing.
+fn plain_columns(relation: &ir::Relation) -> bool {
+    relation.columns.iter().all(|c| {
+        matches!(
+            c.class,
+            TypeClass::Int { .. }
+                | TypeClass::Char
+                | TypeClass::Bool
+                | TypeClass::Str { owned: false }
+        )
+    })
+}
+
+/// Whether `relation` stores its facts as rows (see [`Context::row_stored`]).
+fn stores_rows(relation: &ir::Relation) -> bool {
+    plain_columns(relation) && relation.columns.len() <= STD_TUPLE
+}
+
+/// The tuple of `relation`'s column types.
+fn row_tuple(relation: &ir::Relation) -> TokenStream {
+    let columns: Vec<TokenStream> = relation
+        .columns
+        .iter()
+        .map(|c| c.ty.to_token_stream())
+        .collect();
+    tuple(&columns)
 }
 
 fn var_ident(var: &Ident) -> Ident {

@@ -50,7 +50,6 @@ impl Context<'_> {
         let key = &self.plan.indexes[r][index];
         let rest = self.rest_columns(r, index);
         let relation = self.relation(r);
-        let ty = self.ty(relation);
         let values =
             (0..relation.columns.len()).map(|column| match key.iter().position(|&k| k == column) {
                 Some(at) => key_column(at, column),
@@ -60,7 +59,7 @@ impl Context<'_> {
                     quote!(#stored #field)
                 }
             });
-        quote!(#ty(#(#values),*))
+        self.make_row(r, values)
     }
 
     /// Whether `step` probes a compact index (its rows are rebuilt into facts).

@@ -15,114 +15,144 @@ impl Context<'_> {
     pub(super) fn index_layouts(&self) -> TokenStream {
         let rt = &self.rt;
         let vis = &self.program.vis;
-        let stamped = self.stamped_indexes();
-        let stamped = &stamped;
-        let layouts = (0..self.program.relations.len()).flat_map(|r| {
-            (0..self.plan.indexes[r].len()).map(move |index| {
-                let stamps = stamped.contains(&(r, index)).then(|| {
-                    quote!(
-                        const STAMPED: bool = true;
-                    )
-                });
-                let lazy = (!self.plan.eager[r][index]).then(|| {
-                    quote!(
-                        const EAGER: bool = false;
-                    )
-                });
-                let relation = self.relation(r);
-                let (ty, layout) = (self.ty(relation), self.layout_name(r, index));
-                let key_columns = &self.plan.indexes[r][index];
-                let column_ty = |c: usize| &relation.columns[c].ty;
-                let key_ty = tuple(
-                    &key_columns
-                        .iter()
-                        .map(|&c| column_ty(c).to_token_stream())
-                        .collect::<Vec<_>>(),
-                );
-                let key: Vec<Index> = key_columns.iter().map(|&c| Index::from(c)).collect();
-                let at = (0..key.len()).map(|i| tuple_field(i, key.len()));
-                let key_refs = tuple(&key.iter().map(|k| quote!(&fact.#k)).collect::<Vec<_>>());
-                let key_values = tuple(
-                    &key.iter()
-                        .map(|k| quote!(::std::clone::Clone::clone(&fact.#k)))
-                        .collect::<Vec<_>>(),
-                );
-                let (row_ty, row) = if self.compact(r) {
-                    let rest = self.rest_columns(r, index);
-                    let rest_tys: Vec<TokenStream> = rest
-                        .iter()
-                        .map(|&c| column_ty(c).to_token_stream())
-                        .collect();
-                    let rest: Vec<TokenStream> = rest
-                        .iter()
-                        .map(|&c| {
-                            let c = Index::from(c);
-                            quote!(::std::clone::Clone::clone(&fact.#c))
-                        })
-                        .collect();
-                    (tuple(&rest_tys), tuple(&rest))
-                } else {
-                    (ty.clone(), quote!(::std::clone::Clone::clone(fact)))
-                };
-                let leads = key_columns
-                    .iter()
-                    .copied()
-                    .eq(0..key_columns.len())
-                    .then(|| {
-                        quote!(
-                            const KEY_LEADS: bool = true;
-                        )
-                    });
-                // Only an index whose key leads is built from the bitset.
-                let from_columns = leads.as_ref().and_then(|_| self.fact_from_columns(r));
-                let doc = format!(
-                    " How `{}` lays out its index {index} on `{}`.",
-                    self.program.name, relation.name
-                );
-                let (set_ty, field) = (self.index_set_ty(r), self.index_field(r, index));
-                let index_ty = self.index_ty(r, index);
-                quote! {
-                    #[doc = #doc]
-                    #[doc(hidden)]
-                    #[allow(non_camel_case_types)]
-                    #[derive(Debug, Clone, Copy)]
-                    #vis struct #layout;
-                    impl #rt::IndexLayout<#ty> for #layout {
-                        type Key = #key_ty;
-                        type Row = #row_ty;
-                        #[inline]
-                        fn hash(fact: &#ty) -> u64 {
-                            #rt::key_hash(&#key_refs)
-                        }
-                        #[inline]
-                        fn matches(key: &Self::Key, fact: &#ty) -> bool {
-                            true #(&& key #at == fact.#key)*
-                        }
-                        #[inline]
-                        fn key(fact: &#ty) -> Self::Key {
-                            #key_values
-                        }
-                        #[inline]
-                        fn row(fact: &#ty) -> Self::Row {
-                            #row
-                        }
-                        #stamps
-                        #lazy
-                        #leads
-                        #from_columns
-                    }
-                    impl #layout {
-                        /// This index in its relation's index set.
-                        #[allow(dead_code)]
-                        #[inline(always)]
-                        fn of(indexes: &#set_ty) -> &#index_ty {
-                            &indexes #field
-                        }
-                    }
+        let mut code = TokenStream::new();
+        for r in 0..self.program.relations.len() {
+            for index in 0..self.plan.indexes[r].len() {
+                if self.layout_of(r, index) == (r, index) {
+                    code.extend(self.layout_impl(r, index));
                 }
-            })
+                // The index in its relation's set: a function per index, not per layout,
+                // since relations of one layout may hold it in different sets.
+                let (set_ty, field) = (self.index_set_ty(r), self.index_field(r, index));
+                let (index_ty, accessor) = (self.index_ty(r, index), self.index_path(r, index));
+                code.extend(quote! {
+                    #[doc(hidden)]
+                    #[allow(non_snake_case, dead_code)]
+                    #[inline(always)]
+                    #vis fn #accessor<'set>(indexes: &'set #set_ty) -> &'set #index_ty {
+                        &indexes #field
+                    }
+                });
+            }
+        }
+        let _ = rt;
+        code
+    }
+
+    /// What decides the layout of index `index` of relation `r`: relations stored alike
+    /// whose indexes agree on it share one layout type (see [`Self::layout_of`]).
+    pub(super) fn layout_signature(&self, r: usize, index: usize) -> String {
+        let stamped = self.stamped_indexes().contains(&(r, index));
+        format!(
+            "{} {:?} {} {} {} {}",
+            self.row_ty(r),
+            self.plan.indexes[r][index],
+            self.compact(r),
+            stamped,
+            self.plan.eager[r][index],
+            if self.row_stored(r) {
+                String::new()
+            } else {
+                self.relation(r).name.to_string()
+            },
+        )
+    }
+
+    /// The code of the layout of index `index` of relation `r`.
+    fn layout_impl(&self, r: usize, index: usize) -> TokenStream {
+        let rt = &self.rt;
+        let vis = &self.program.vis;
+        let stamps = self.stamped_indexes().contains(&(r, index)).then(|| {
+            quote!(
+                const STAMPED: bool = true;
+            )
         });
-        quote!(#(#layouts)*)
+        let lazy = (!self.plan.eager[r][index]).then(|| {
+            quote!(
+                const EAGER: bool = false;
+            )
+        });
+        let relation = self.relation(r);
+        let (ty, layout) = (self.row_ty(r), self.layout_name(r, index));
+        let key_columns = &self.plan.indexes[r][index];
+        let column_ty = |c: usize| &relation.columns[c].ty;
+        let key_ty = tuple(
+            &key_columns
+                .iter()
+                .map(|&c| column_ty(c).to_token_stream())
+                .collect::<Vec<_>>(),
+        );
+        let key: Vec<Index> = key_columns.iter().map(|&c| Index::from(c)).collect();
+        let at = (0..key.len()).map(|i| tuple_field(i, key.len()));
+        let key_refs = tuple(&key.iter().map(|k| quote!(&fact.#k)).collect::<Vec<_>>());
+        let key_values = tuple(
+            &key.iter()
+                .map(|k| quote!(::std::clone::Clone::clone(&fact.#k)))
+                .collect::<Vec<_>>(),
+        );
+        let (row_ty, row) = if self.compact(r) {
+            let rest = self.rest_columns(r, index);
+            let rest_tys: Vec<TokenStream> = rest
+                .iter()
+                .map(|&c| column_ty(c).to_token_stream())
+                .collect();
+            let rest: Vec<TokenStream> = rest
+                .iter()
+                .map(|&c| {
+                    let c = Index::from(c);
+                    quote!(::std::clone::Clone::clone(&fact.#c))
+                })
+                .collect();
+            (tuple(&rest_tys), tuple(&rest))
+        } else {
+            (ty.clone(), quote!(::std::clone::Clone::clone(fact)))
+        };
+        let leads = key_columns
+            .iter()
+            .copied()
+            .eq(0..key_columns.len())
+            .then(|| {
+                quote!(
+                    const KEY_LEADS: bool = true;
+                )
+            });
+        // Only an index whose key leads is built from the bitset.
+        let from_columns = leads.as_ref().and_then(|_| self.fact_from_columns(r));
+        let doc = format!(
+            " How `{}` lays out its index {index} on `{}`.",
+            self.program.name, relation.name
+        );
+        quote! {
+            #[doc = #doc]
+            #[doc(hidden)]
+            #[allow(non_camel_case_types)]
+            #[derive(Debug, Clone, Copy)]
+            #vis struct #layout;
+            impl #rt::IndexLayout<#ty> for #layout {
+                type Key = #key_ty;
+                type Row = #row_ty;
+                #[inline]
+                fn hash(fact: &#ty) -> u64 {
+                    #rt::key_hash(&#key_refs)
+                }
+                #[inline]
+                fn matches(key: &Self::Key, fact: &#ty) -> bool {
+                    true #(&& key #at == fact.#key)*
+                }
+                #[inline]
+                fn key(fact: &#ty) -> Self::Key {
+                    #key_values
+                }
+                #[inline]
+                fn row(fact: &#ty) -> Self::Row {
+                    #row
+                }
+                #stamps
+                #lazy
+                #leads
+                #from_columns
+            }
+        }
     }
 
     /// `IndexLayout::fact_from_columns` for relation `r`, if its columns are all integers
@@ -130,7 +160,7 @@ impl Context<'_> {
     /// which the runtime's bitset reads as the column. A signed integer writes its bits
     /// as the unsigned integer of its width, which `as` gives back.
     pub(super) fn fact_from_columns(&self, r: usize) -> Option<TokenStream> {
-        let (ty, body) = (self.ty(self.relation(r)), self.rebuild_from_columns(r)?);
+        let (ty, body) = (self.row_ty(r), self.rebuild_from_columns(r)?);
         Some(quote! {
             #[inline]
             fn fact_from_columns(columns: &[u64]) -> ::core::option::Option<#ty> {
@@ -162,12 +192,13 @@ impl Context<'_> {
         if columns.is_empty() {
             return None;
         }
-        let (ty, count) = (self.ty(relation), relation.columns.len());
+        let count = relation.columns.len();
+        let fact = self.make_row(r, columns);
         Some(quote! {
             if columns.len() != #count {
                 return ::core::option::Option::None;
             }
-            ::core::option::Option::Some(#ty(#(#columns),*))
+            ::core::option::Option::Some(#fact)
         })
     }
 
@@ -199,11 +230,43 @@ impl Context<'_> {
                     .map_err(|message| #rt::text::FieldError { field: ::core::option::Option::Some(#position), message })?
             }
         });
+        let stored = if super::stores_rows(relation) {
+            let row = super::row_tuple(relation);
+            let row_values = tuple(&ids.iter().map(|id| quote!(self.#id)).collect::<Vec<_>>());
+            quote! {
+                #[automatically_derived]
+                #[allow(clippy::unused_unit)]
+                impl #rt::Stored for #name {
+                    type Row = #row;
+                    #[inline]
+                    fn to_row(&self) -> #row { #row_values }
+                    #[inline]
+                    fn into_row(self) -> #row { #row_values }
+                    #[inline]
+                    fn from_row(row: &#row) -> Self { #name(#(row.#ids),*) }
+                }
+            }
+        } else {
+            quote! {
+                #[automatically_derived]
+                impl #rt::Stored for #name {
+                    type Row = Self;
+                    #[inline]
+                    fn to_row(&self) -> Self { ::std::clone::Clone::clone(self) }
+                    #[inline]
+                    fn into_row(self) -> Self { self }
+                    #[inline]
+                    fn from_row(row: &Self) -> Self { ::std::clone::Clone::clone(row) }
+                }
+            }
+        };
         quote! {
             #(#attrs)*
             // A column type lacking one of these is reported by the derive, on the type.
             #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
             #vis struct #name(#(#columns),*);
+
+            #stored
 
             #[automatically_derived]
             impl #rt::Record for #name {
@@ -240,7 +303,7 @@ impl Context<'_> {
         } = self.program;
         let facts = &self.facts;
         let fields = self.program.relations.iter().enumerate().map(|(i, r)| {
-            let (field, ty, indexes) = (&r.name, self.ty(r), self.index_set_ty(i));
+            let (field, ty, indexes) = (&r.name, self.row_ty(i), self.index_set_ty(i));
             quote!(#field: #rt::Relation<#ty, #indexes>)
         });
         quote! {
@@ -260,10 +323,23 @@ impl Context<'_> {
         let (vis, program, facts) = (&self.program.vis, &self.program.name, &self.facts);
         let fact_enum = &self.fact_enum;
         let names: Vec<&Ident> = self.program.relations.iter().map(|r| &r.name).collect();
-        let tys = self.tys();
+        let tys = self.row_tys();
         let doc = format!(
             "One set of facts per relation of [`{program}`]: the shape of update batches, rounds and report entries."
         );
+        let relations = 0..self.program.relations.len();
+        let to_struct: Vec<TokenStream> = relations
+            .clone()
+            .map(|r| self.struct_of(r, quote!(stored)))
+            .collect();
+        let to_row: Vec<TokenStream> = relations
+            .clone()
+            .map(|r| self.stored_ref(r, quote!(fact)))
+            .collect();
+        let into_row: Vec<TokenStream> =
+            relations.map(|r| self.owned_row(r, quote!(fact))).collect();
+        let sorted_to_struct: Vec<&TokenStream> =
+            self.by_name().into_iter().map(|r| &to_struct[r]).collect();
         let derived = self.program.relations.iter().map(|r| {
             let name = &r.name;
             if r.input {
@@ -336,23 +412,23 @@ impl Context<'_> {
                     self
                 }
                 fn write_sorted(&self, out: &mut ::std::string::String) {
-                    #(#rt::generated::write_sorted(out, &self.#sorted);)*
+                    #(#rt::generated::write_sorted(out, &self.#sorted, |stored| #sorted_to_struct);)*
                 }
                 fn ground(&self) -> ::std::vec::Vec<#rt::GroundFact> {
                     let mut ground = ::std::vec::Vec::with_capacity(#rt::FactSets::len(self));
-                    #(#rt::generated::extend_ground(&mut ground, &self.#sorted);)*
+                    #(#rt::generated::extend_ground(&mut ground, &self.#sorted, |stored| #sorted_to_struct);)*
                     ground
                 }
                 fn to_vec(&self) -> ::std::vec::Vec<#fact_enum> {
                     let mut facts = ::std::vec::Vec::with_capacity(#rt::FactSets::len(self));
-                    #(facts.extend(#rt::generated::sorted(&self.#sorted).into_iter().cloned().map(#fact_enum::#sorted));)*
+                    #(facts.extend(#rt::generated::sorted(&self.#sorted).into_iter().map(|stored| #fact_enum::#sorted(#sorted_to_struct)));)*
                     facts
                 }
                 fn contains_fact(&self, fact: &#fact_enum) -> bool {
-                    match #empty_deref fact { #(#fact_enum::#names(fact) => self.#names.contains(fact),)* }
+                    match #empty_deref fact { #(#fact_enum::#names(fact) => self.#names.contains(#to_row),)* }
                 }
                 fn insert_fact(&mut self, fact: #fact_enum) -> bool {
-                    match fact { #(#fact_enum::#names(fact) => self.#names.insert(fact),)* }
+                    match fact { #(#fact_enum::#names(fact) => self.#names.insert(#into_row),)* }
                 }
                 fn is_input(fact: &#fact_enum) -> bool {
                     #is_input
@@ -445,12 +521,13 @@ impl Context<'_> {
             }
         }
         if let Some(ask) = answers.ask {
-            let ask = &self.relation(ask).name;
             let values = ask_column.iter().map(|c| {
                 let id = Index::from(c.expect("every parameter has a column"));
                 quote!(::std::clone::Clone::clone(&row.#id))
             });
-            conditions.push(quote!(self.#ask.contains(&#ask(#(#values),*))));
+            let fact = self.make_row(ask, values);
+            let ask = &self.relation(ask).name;
+            conditions.push(quote!(self.#ask.contains(&#fact)));
         }
         let columns = (0..answers.columns.len()).map(Index::from);
         let doc =

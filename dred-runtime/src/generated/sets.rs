@@ -114,29 +114,42 @@ pub fn sorted<T: Tuple>(set: &FactSet<T>) -> Vec<&T> {
     facts
 }
 
-/// Appends ` R(a,b)` for each fact of `set`, in order.
-pub fn write_sorted<T: Record>(out: &mut String, set: &FactSet<T>) {
+/// Appends ` R(a,b)` for each fact of `set`, in order, each made its relation's struct by
+/// `to_struct` (sets store rows, which order as their structs do).
+pub fn write_sorted<R: Tuple, T: Record>(
+    out: &mut String,
+    set: &FactSet<R>,
+    to_struct: fn(&R) -> T,
+) {
     for fact in sorted(set) {
         out.push(' ');
         out.push_str(T::NAME);
         out.push('(');
-        out.push_str(&fact.render_values().join(","));
+        out.push_str(&to_struct(fact).render_values().join(","));
         out.push(')');
     }
 }
 
-/// Appends each fact of `set`, in order, as a [`GroundFact`].
-pub fn extend_ground<T: Record>(out: &mut Vec<GroundFact>, set: &FactSet<T>) {
+/// Appends each fact of `set`, in order, as a [`GroundFact`] (see [`write_sorted`]).
+pub fn extend_ground<R: Tuple, T: Record>(
+    out: &mut Vec<GroundFact>,
+    set: &FactSet<R>,
+    to_struct: fn(&R) -> T,
+) {
     out.extend(sorted(set).into_iter().map(|fact| GroundFact {
         relation: T::NAME.to_string(),
-        values: fact.render_values(),
+        values: to_struct(fact).render_values(),
     }));
 }
 
-/// Appends the facts of `relation` as tab-separated lines, in order.
-pub fn write_relation_tsv<T: Record, X>(out: &mut String, relation: &Relation<T, X>) {
+/// Appends the facts of `relation` as tab-separated lines, in order (see [`write_sorted`]).
+pub fn write_relation_tsv<R: Tuple, T: Record, X>(
+    out: &mut String,
+    relation: &Relation<R, X>,
+    to_struct: fn(&R) -> T,
+) {
     for fact in relation.sorted() {
-        fact.write_tsv(out);
+        to_struct(&fact).write_tsv(out);
         out.push('\n');
     }
 }
