@@ -35,6 +35,26 @@ impl Context<'_> {
             quote!(#rt::RelationInfo { name: #name, columns: &[#(#columns),*], input: #input })
         });
         let rules = self.program.rules.iter().map(|rule| self.rule_info(rule));
+        // One function that rebuilds facts from their columns per stored type (relations
+        // stored alike rebuild alike), not one per relation.
+        let mut rebuilds: Vec<(String, TokenStream)> = Vec::new();
+        let mut rebuild_of = vec![None; relations.len()];
+        for (r, rebuild_of) in rebuild_of.iter_mut().enumerate() {
+            if let Some(body) = self.rebuild_from_columns(r) {
+                let ty = self.row_ty(r);
+                let key = ty.to_string();
+                let at = rebuilds.iter().position(|(k, _)| *k == key).unwrap_or_else(|| {
+                    let rebuild = format_ident!("rebuild_{}", rebuilds.len());
+                    rebuilds.push((
+                        key,
+                        quote!(fn #rebuild(columns: &[u64]) -> ::core::option::Option<#ty> { #body }),
+                    ));
+                    rebuilds.len() - 1
+                });
+                *rebuild_of = Some(format_ident!("rebuild_{}", at));
+            }
+        }
+        let rebuilds = rebuilds.into_iter().map(|(_, rebuild)| rebuild);
         // Every index set is a tuple (of tuples) of indexes, none built by default.
         let empties = relations.iter().enumerate().map(|(r, relation)| {
             let name = &relation.name;
@@ -46,13 +66,9 @@ impl Context<'_> {
                 )
             });
             let bitset = integers.then(|| quote!(.with_bitset()));
-            let dense = self.rebuild_from_columns(r).map(|body| {
-                let ty = self.row_ty(r);
-                quote!(.with_facts_from_columns({
-                    fn rebuild(columns: &[u64]) -> ::core::option::Option<#ty> { #body }
-                    rebuild
-                }))
-            });
+            let dense = rebuild_of[r]
+                .as_ref()
+                .map(|rebuild| quote!(.with_facts_from_columns(#rebuild)));
             quote!(#name: #rt::Relation::with_indexes(::core::default::Default::default()).with_storage(settings.storage()) #bitset #dense)
         });
         let constants = self
@@ -203,7 +219,7 @@ impl Context<'_> {
         let head_refs = (0..relations.len()).map(|r| self.stored_ref(r, quote!(head)));
         let derived_structs = (0..relations.len())
             .filter(|&r| !relations[r].input)
-            .map(|r| self.struct_of(r, quote!(&*fact)));
+            .map(|r| self.struct_of(r, quote!(fact)));
         let input_rows = (0..relations.len())
             .filter(|&r| relations[r].input)
             .map(|r| self.owned_row(r, quote!(self)));
@@ -216,6 +232,7 @@ impl Context<'_> {
                 const RULES: &'static [#rt::RuleInfo] = &[#(#rules),*];
 
                 fn empty(settings: #rt::Settings) -> Self {
+                    #(#rebuilds)*
                     #program {
                         #(#empties,)*
                         __dred: #rt::Bookkeeping { settings, ..::std::default::Default::default() },
@@ -336,7 +353,7 @@ impl Context<'_> {
                 }
                 #[allow(unused_variables)]
                 fn sample_derived(&self, per_relation: usize, out: &mut ::std::vec::Vec<#fact_enum>) {
-                    #(out.extend(self.#derived_names.sample(per_relation).into_iter().map(|fact| #fact_enum::#derived_names(#derived_structs)));)*
+                    #(#rt::generated::extend_facts(out, self.#derived_names.sample(per_relation), |fact| #fact_enum::#derived_names(#derived_structs));)*
                 }
                 #[allow(unused_variables)]
                 fn instances(&self, head: &#fact_enum, visit: &mut dyn ::core::ops::FnMut(usize, &[#fact_enum]) -> bool) -> bool {

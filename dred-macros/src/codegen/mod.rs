@@ -318,8 +318,8 @@ impl<'a> Context<'a> {
     }
 
     /// The function from relation `r`'s index set to its index `index` (a
-    /// `dred_runtime::IndexOf`): its layout's `of`, one function per index rather than a
-    /// closure at each probe.
+    /// `dred_runtime::IndexOf`): one function per index rather than a closure at each
+    /// probe, and not one per layout, which relations of other index sets may share.
     fn index_path(&self, r: usize, index: usize) -> Ident {
         let program = self.program.name.unraw().to_string();
         format_ident!(

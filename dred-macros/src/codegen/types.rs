@@ -13,8 +13,6 @@ impl Context<'_> {
     /// Every index's layout: its key columns, and what its rows keep (the other columns of
     /// a compact relation, else whole facts).
     pub(super) fn index_layouts(&self) -> TokenStream {
-        let rt = &self.rt;
-        let vis = &self.program.vis;
         let mut code = TokenStream::new();
         for r in 0..self.program.relations.len() {
             for index in 0..self.plan.indexes[r].len() {
@@ -22,20 +20,19 @@ impl Context<'_> {
                     code.extend(self.layout_impl(r, index));
                 }
                 // The index in its relation's set: a function per index, not per layout,
-                // since relations of one layout may hold it in different sets.
+                // since relations that share a layout may hold it in different sets.
                 let (set_ty, field) = (self.index_set_ty(r), self.index_field(r, index));
                 let (index_ty, accessor) = (self.index_ty(r, index), self.index_path(r, index));
                 code.extend(quote! {
                     #[doc(hidden)]
                     #[allow(non_snake_case, dead_code)]
                     #[inline(always)]
-                    #vis fn #accessor<'set>(indexes: &'set #set_ty) -> &'set #index_ty {
+                    fn #accessor<'set>(indexes: &'set #set_ty) -> &'set #index_ty {
                         &indexes #field
                     }
                 });
             }
         }
-        let _ = rt;
         code
     }
 
@@ -119,7 +116,7 @@ impl Context<'_> {
         // Only an index whose key leads is built from the bitset.
         let from_columns = leads.as_ref().and_then(|_| self.fact_from_columns(r));
         let doc = format!(
-            " How `{}` lays out its index {index} on `{}`.",
+            " How `{}` lays out its index {index} on `{}`, and the same index of every relation stored alike.",
             self.program.name, relation.name
         );
         quote! {
@@ -421,7 +418,7 @@ impl Context<'_> {
                 }
                 fn to_vec(&self) -> ::std::vec::Vec<#fact_enum> {
                     let mut facts = ::std::vec::Vec::with_capacity(#rt::FactSets::len(self));
-                    #(facts.extend(#rt::generated::sorted(&self.#sorted).into_iter().map(|stored| #fact_enum::#sorted(#sorted_to_struct)));)*
+                    #(#rt::generated::extend_sorted(&mut facts, &self.#sorted, |stored| #fact_enum::#sorted(#sorted_to_struct));)*
                     facts
                 }
                 fn contains_fact(&self, fact: &#fact_enum) -> bool {

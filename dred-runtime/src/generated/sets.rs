@@ -1,6 +1,8 @@
 //! Set operations and text output over a relation's facts that generated code calls per
 //! relation.
 
+use std::borrow::Cow;
+
 use crate::program::Record;
 use crate::relation::{FactSet, Relation, Tuple};
 use crate::text::GroundFact;
@@ -112,6 +114,17 @@ pub fn sorted<T: Tuple>(set: &FactSet<T>) -> Vec<&T> {
     let mut facts: Vec<&T> = set.iter().collect();
     facts.sort_unstable();
     facts
+}
+
+/// Appends the facts of `set`, in order, to `out`, each made a program's fact by `fact`:
+/// one function per stored type, not one per relation's closure.
+pub fn extend_sorted<R: Tuple, F>(out: &mut Vec<F>, set: &FactSet<R>, fact: fn(&R) -> F) {
+    out.extend(sorted(set).into_iter().map(fact));
+}
+
+/// Appends `rows` to `out`, each made a program's fact by `fact` (see [`extend_sorted`]).
+pub fn extend_facts<R: Clone, F>(out: &mut Vec<F>, rows: Vec<Cow<'_, R>>, fact: fn(&R) -> F) {
+    out.extend(rows.iter().map(|row| fact(row)));
 }
 
 /// Appends ` R(a,b)` for each fact of `set`, in order, each made its relation's struct by
