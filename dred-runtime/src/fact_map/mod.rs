@@ -249,7 +249,9 @@ impl<T: Tuple> FactMap<T> {
     }
 
     /// The entry of `fact` in its table, if any: a ghost's too, if it lies in the box.
-    #[inline]
+    /// Always inlined: relations stored alike share this function, and with callers in
+    /// many joins the inliner left it out of Andersen's (+6% instructions from scratch).
+    #[inline(always)]
     fn find(&self, fact: &T) -> Option<&Stamp> {
         let hash = hash_of(fact);
         self.table(hash)
