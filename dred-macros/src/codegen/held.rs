@@ -15,45 +15,36 @@ impl Context<'_> {
     pub(super) fn head_emit(&self, rule: &ir::Rule, join: &Join) -> HeadEmit {
         // The stamps the instance's other derived facts had before this round's raises: a
         // head no older than one of them never counted on the instance.
-        let floor_steps: Vec<_> = join
-            .steps
-            .iter()
-            .enumerate()
-            .map(|(step, s)| (step, s, self.relation(rule.body[s.atom].relation)))
-            .filter(|(_, s, relation)| !relation.input && !matches!(s.access, Access::Delta))
-            .collect();
-        let before = floor_steps.iter().map(|(step, _, relation)| {
-            let name = &relation.name;
-            let row = format_ident!("row{}", step);
-            quote!(.max(self.#name.floor_of(#row)))
-        });
+        let mut floor = FloorRows::default();
+        for (step, s) in join.steps.iter().enumerate() {
+            let r = rule.body[s.atom].relation;
+            let relation = self.relation(r);
+            if relation.input || matches!(s.access, Access::Delta) {
+                continue;
+            }
+            let (row, name, ty) = (format_ident!("row{}", step), &relation.name, self.row_ty(r));
+            floor.stamps.push(quote!(.max(self.#name.floor_of(#row))));
+            // A compact index's row is a fact rebuilt for the row, and so may a scan's be
+            // (see `Relation::iter`); a membership test's fact lives for its step only: a
+            // held head's batch keeps a copy of these, and of the others a reference.
+            let copied =
+                self.probes_compact(rule, s) || matches!(s.access, Access::Scan | Access::Contains);
+            if copied {
+                floor.pushed.push(quote!(::std::clone::Clone::clone(#row)));
+                floor.types.push(ty);
+                floor.costly_copies |= !self.row_stored(r);
+            } else {
+                floor.pushed.push(quote!(#row));
+                floor.types.push(quote!(&#ty));
+            }
+            floor.rows.push(row);
+        }
         HeadEmit {
             rt: self.rt.clone(),
             head: self.construct(&rule.head, rule),
             head_relation: self.relation(rule.head.relation).name.clone(),
             to_fact: self.row_to_fact(rule.head.relation),
-            floor: quote!(0 #(#before)*),
-            floor_rows: floor_steps
-                .iter()
-                .map(|(step, _, _)| format_ident!("row{}", step))
-                .collect(),
-            // A compact index's row is a fact rebuilt for the row, and so may a scan's be
-            // (see `Relation::iter`): the batch keeps a copy.
-            floor_pushed: floor_steps
-                .iter()
-                .map(|(step, s, _)| {
-                    let row = format_ident!("row{}", step);
-                    if self.probes_compact(rule, s) || matches!(s.access, Access::Scan) {
-                        quote!(::std::clone::Clone::clone(#row))
-                    } else {
-                        quote!(#row)
-                    }
-                })
-                .collect(),
-            // A fact that a membership test builds does not outlive its step.
-            batched: !floor_steps
-                .iter()
-                .any(|(_, s, _)| matches!(s.access, Access::Contains)),
+            floor,
         }
     }
 
@@ -270,11 +261,10 @@ impl Context<'_> {
     }
 }
 
-/// What a fire join does with each head it finds: under `Admit::Held`, a loss of support's
-/// heads wait in a batch of `HELD_BATCH` (see `emit_held_all`), each with the rows its floor
-/// reads (the largest stamp the instance's other derived facts had before this round's
-/// raises), unless a floor reads a fact that cannot wait; under the other `Admit`s, they
-/// wait in a batch of `ADMIT_BATCH` (see `admit_all`).
+/// What a fire join does with each head it finds: it hands them to the runtime's
+/// `generated::Heads`, made before the join and finished after it, with what a loss of
+/// support needs to test a head (the rows its floor reads: the largest stamp the
+/// instance's other derived facts had before this round's raises).
 pub(super) struct HeadEmit {
     rt: TokenStream,
     /// The head's construction from the join's variables.
@@ -282,121 +272,73 @@ pub(super) struct HeadEmit {
     head_relation: Ident,
     /// The function from a stored head to the program's fact enum.
     to_fact: TokenStream,
-    /// The floor, an expression of `floor_rows`.
-    floor: TokenStream,
-    floor_rows: Vec<Ident>,
-    /// What the batch keeps of each floor row.
-    floor_pushed: Vec<TokenStream>,
-    batched: bool,
+    floor: FloorRows,
+}
+
+/// The rows of an instance's other derived facts, which a held head's floor reads.
+#[derive(Default)]
+struct FloorRows {
+    /// The rows' variables, and what a held head's batch keeps of each (a reference, or a
+    /// copy) and its type.
+    rows: Vec<Ident>,
+    pushed: Vec<TokenStream>,
+    types: Vec<TokenStream>,
+    /// `.max(stamp)` per row.
+    stamps: Vec<TokenStream>,
+    /// Whether a copy may allocate (a fact not stored as plain values): then only a loss
+    /// of support makes it.
+    costly_copies: bool,
 }
 
 impl HeadEmit {
-    /// The batch of heads under the `Admit`s other than `Held`, beside `pending`.
-    pub(super) fn admitting(pending: &Ident) -> Ident {
-        format_ident!("{}_admitting", pending)
-    }
-
-    /// The join's innermost code, with its batches of heads in `pending` and beside it.
-    pub(super) fn emit(&self, pending: &Ident) -> TokenStream {
-        let HeadEmit {
-            rt,
-            head,
-            head_relation,
-            to_fact,
-            floor,
-            floor_pushed,
-            ..
-        } = self;
-        let held = if self.batched {
-            let flush = self.flush(pending);
+    /// The join's innermost code: the head, to the sink.
+    pub(super) fn emit(&self) -> TokenStream {
+        let HeadEmit { head, floor, .. } = self;
+        let pushed = &floor.pushed;
+        if floor.costly_copies {
             quote! {
-                #pending.push((head, cause, (#(#floor_pushed,)*)));
-                if #pending.len() == #rt::generated::HELD_BATCH {
-                    #flush
+                let head = #head;
+                if heads.holds() {
+                    heads.hold(work, head, cause, (#(#pushed,)*));
+                } else {
+                    heads.admit(head);
                 }
             }
         } else {
-            quote!(#rt::generated::emit_held(&self.#head_relation, head, cause, &|| #floor, &mut out.#head_relation, stamped, #to_fact);)
-        };
-        let admitting = Self::admitting(pending);
-        let flush_admitting = self.flush_admitting(&admitting);
-        quote! {
-            let head = #head;
-            if admit.has_causes() {
-                // A held head's stamp is looked up: count it as one, for the guard.
-                work.lookup();
-                #held
-            } else if admit_in_batches {
-                #admitting.push(head);
-                if #admitting.len() == #rt::generated::ADMIT_BATCH {
-                    #flush_admitting
-                }
-            } else if admit.admits(&self.#head_relation, &head, cause, &#rt::generated::no_floor) {
-                out.#head_relation.insert(head);
+            quote! {
+                heads.push(work, #head, cause, (#(#pushed,)*));
             }
         }
     }
 
-    /// `join`, with its batches of heads made before it and flushed after it. Whether it
-    /// tests heads in batches or one by one (see `admits_in_batches`) is read once, before
-    /// the join: one copy of the join, where a copy per answer doubled the code (and the
-    /// instances of every generic function its closures call) for a branch that the
-    /// processor predicts.
-    pub(super) fn around(&self, pending: &Ident, join: TokenStream) -> TokenStream {
-        let HeadEmit {
-            rt, head_relation, ..
-        } = self;
-        let admitting = Self::admitting(pending);
-        let flush_admitting = self.flush_admitting(&admitting);
-        let (make_held, flush_held) = if self.batched {
-            let flush = self.flush(pending);
-            (
-                quote!(let mut #pending = ::std::vec::Vec::new();),
-                quote! {
-                    if !#pending.is_empty() {
-                        #flush
-                    }
-                },
-            )
-        } else {
-            (quote!(), quote!())
-        };
-        quote! {
-            #make_held
-            let mut #admitting = ::std::vec::Vec::new();
-            let admit_in_batches = #rt::generated::admits_in_batches(&self.#head_relation);
-            #join
-            #flush_held
-            if !#admitting.is_empty() {
-                #flush_admitting
-            }
-        }
-    }
-
-    /// The call that tests the heads of the batch `admitting` and adds those admitted.
-    pub(super) fn flush_admitting(&self, admitting: &Ident) -> TokenStream {
-        let HeadEmit {
-            rt, head_relation, ..
-        } = self;
-        quote!(#rt::generated::admit_all(&admit, &self.#head_relation, &mut #admitting, &mut out.#head_relation);)
-    }
-
-    /// The call that tests the heads in `pending` and adds those admitted.
-    pub(super) fn flush(&self, pending: &Ident) -> TokenStream {
+    /// `join`, with the sink of its heads made before it and finished after it.
+    pub(super) fn around(&self, join: TokenStream) -> TokenStream {
         let HeadEmit {
             rt,
             head_relation,
             to_fact,
             floor,
-            floor_rows,
             ..
         } = self;
-        let floor = match floor_rows.is_empty() {
+        let floor = match floor.rows.is_empty() {
             true => quote!(#rt::generated::no_floor_rows),
-            false => quote!(|(#(#floor_rows,)*)| #floor),
+            false => {
+                let (rows, types, stamps) = (&floor.rows, &floor.types, &floor.stamps);
+                quote!(|(#(#rows,)*): &(#(#types,)*)| 0 #(#stamps)*)
+            }
         };
         quote! {
-            #rt::generated::emit_held_all(&self.#head_relation, &mut #pending, &#floor, &mut out.#head_relation, stamped, #to_fact);
+            let floor = #floor;
+            let mut heads = #rt::generated::Heads::new(
+                admit,
+                &self.#head_relation,
+                &mut out.#head_relation,
+                stamped,
+                #to_fact,
+                &floor,
+            );
+            #join
+            heads.finish();
         }
     }
 }

@@ -28,18 +28,12 @@ impl Context<'_> {
                 let position = join.delta.expect("a delta join has a delta atom");
                 let delta_relation = &self.relation(rule.body[position].relation).name;
                 let emit = self.head_emit(rule, join);
-                let pending = format_ident!("pending");
-                let body = emit.around(
-                    &pending,
-                    self.join_code(rule, join, &emit.emit(&pending), Mode::Live),
-                );
+                let body = emit.around(self.join_code(rule, join, &emit.emit(), Mode::Live));
                 if let Some(scan) = scan {
                     let choice = self.scan_choice(scan, delta_relation);
                     let emit = self.head_emit(rule, &scan.join);
-                    let scan_body = emit.around(
-                        &pending,
-                        self.join_code(rule, &scan.join, &emit.emit(&pending), Mode::Live),
-                    );
+                    let scan_body =
+                        emit.around(self.join_code(rule, &scan.join, &emit.emit(), Mode::Live));
                     return quote! {
                         if !delta.#delta_relation.is_empty() {
                             if #choice { #scan_body } else { #body }
@@ -56,11 +50,13 @@ impl Context<'_> {
                 let delta_ty = self.row_ty(rule.body[position].relation);
                 let heads_first = self.head_first_code(rule, join, head_first);
                 let leftover = quote!(leftover.iter().copied());
-                let pending = format_ident!("pending_leftover");
-                let body_over_leftover = emit.around(
-                    &pending,
-                    self.join_code_over(rule, join, &emit.emit(&pending), Mode::Live, Some(&leftover)),
-                );
+                let body_over_leftover = emit.around(self.join_code_over(
+                    rule,
+                    join,
+                    &emit.emit(),
+                    Mode::Live,
+                    Some(&leftover),
+                ));
                 quote! {
                     if !delta.#delta_relation.is_empty() {
                         if admit.has_causes() {
@@ -454,23 +450,19 @@ impl Context<'_> {
                         }
                     }
                 };
-                // Only a loss of support has causes; the other phases keep the plain loop
-                // (through `with_causes`, which hands them `None`, a materialization ran
-                // more instructions: `BENCHMARKS.md`, *Design measurements*, "Support
-                // checks").
+                // Only a loss of support has causes; `with_causes` hands the other phases
+                // `None`. One loop for both: a second copy for the phases without causes
+                // saved a materialization 1% of its instructions and doubled the join's
+                // code (`BENCHMARKS.md`, *Design measurements*, "Support checks").
                 let walk = if derived_delta {
                     quote! {
                         let rows = #source;
                         #per_probe
-                        if admit.has_causes() {
-                            for (#row, cause) in admit.with_causes(&self.#relation, rows) {
-                                #per_row
-                                if true #(&& #filters)* {
-                                    #matched
-                                }
+                        for (#row, cause) in admit.with_causes(&self.#relation, rows) {
+                            #per_row
+                            if true #(&& #filters)* {
+                                #matched
                             }
-                        } else {
-                            #plain
                         }
                     }
                 } else {

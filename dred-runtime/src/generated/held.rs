@@ -5,33 +5,6 @@ use crate::admit::held_admits;
 use crate::admit::Admit;
 use crate::relation::{FactSet, Relation, Stamp, Tuple, UNSTAMPED};
 
-/// Under [`Admit::Held`], adds `head` to `out` if [`Admit::admits`] it, and a head new to
-/// `out` to `stamped` as well, with its stamp (see [`Program::fire`](crate::Program::fire)). Out of line, so that
-/// the joins' loops keep their size for the other rules (`BENCHMARKS.md`, *Design
-/// measurements*, "Held heads"). Joins call it head by head only where
-/// a floor reads a fact that a membership test builds, which cannot wait for a batch; the
-/// others batch their heads for [`emit_held_all`].
-#[inline(never)]
-pub fn emit_held<T: Tuple, X, F>(
-    held: &Relation<T, X>,
-    head: T,
-    cause: Option<(Stamp, Stamp)>,
-    floor: &dyn Fn() -> Stamp,
-    out: &mut FactSet<T>,
-    stamped: &mut Vec<(F, Stamp)>,
-    fact: fn(T) -> F,
-) {
-    let Some(stamp) = held
-        .stamp(&head)
-        .filter(|&stamp| held_admits(stamp, cause, floor))
-    else {
-        return;
-    };
-    if out.insert(head.clone()) {
-        stamped.push((fact(head), stamp));
-    }
-}
-
 /// The floor of a head whose instance has no derived fact but its delta fact's (see
 /// [`held_admits`]): one function that every such join passes, where a closure of its own
 /// at each would be compiled at each.
@@ -104,17 +77,20 @@ pub fn admit_all<T: Tuple, X>(
     }
 }
 
-/// [`emit_held`] for up to [`HELD_BATCH`] heads at once, leaving `pending` empty. Each head
-/// comes with its cause and the rows its floor reads (`floor`, asked as [`held_admits`] asks
-/// it). Every head is looked up before any is tested: in a relation of millions of facts
+/// Under [`Admit::Held`], adds to `out` each head of `pending` (up to [`HELD_BATCH`]) that
+/// [`Admit::admits`], leaving `pending` empty, and a head new to `out` to `stamped` as
+/// well, with its stamp (see [`Program::fire`](crate::Program::fire)). Each head comes
+/// with its cause and the rows its floor reads (`floor`, asked as [`held_admits`] asks
+/// it). Out of line, so that the joins' loops keep their size (`BENCHMARKS.md`, *Design
+/// measurements*, "Held heads"). Every head is looked up before any is tested: in a relation of millions of facts
 /// each lookup misses the cache, and one head's test and insertion, branching on what its
 /// lookup read, kept the processor from starting the next lookup before that miss
 /// returned; lookups with nothing between them overlap (`BENCHMARKS.md`, *Design
 /// measurements*, "Held heads").
 ///
 /// ```
-/// use dred_runtime::generated::{emit_held, emit_held_all, HELD_BATCH};
-/// use dred_runtime::{FactSet, Relation};
+/// use dred_runtime::generated::{emit_held_all, HELD_BATCH};
+/// use dred_runtime::{Admit, FactSet, Relation};
 /// let mut r: Relation<(u32, u32)> = Relation::new();
 /// for b in 1..40 {
 ///     r.insert((1, b), b);
@@ -123,10 +99,12 @@ pub fn admit_all<T: Tuple, X>(
 /// // instance's other body fact (what the floor reads): admitted if held, younger than 9
 /// // and younger than that fact.
 /// let heads: Vec<_> = (0..45).map(|b| ((1, b), Some((9, u32::MAX)), b / 2 + 3)).collect();
-/// let (mut one_out, mut one_by_one) = (FactSet::default(), Vec::new());
-/// for &(head, cause, other) in &heads {
-///     emit_held(&r, head, cause, &|| other, &mut one_out, &mut one_by_one, |f| f);
-/// }
+/// let held: Admit<&FactSet<(u32, u32)>> = Admit::Held;
+/// let one_by_one: Vec<_> = heads
+///     .iter()
+///     .filter(|&&(head, cause, other)| held.admits(&r, &head, cause, &|| other))
+///     .map(|&(head, ..)| (head, r.stamp(&head).unwrap()))
+///     .collect();
 /// let (mut all_out, mut batched) = (FactSet::default(), Vec::new());
 /// for chunk in heads.chunks(HELD_BATCH) {
 ///     let mut pending = chunk.to_vec();

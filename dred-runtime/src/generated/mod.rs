@@ -6,10 +6,12 @@ use std::marker::PhantomData;
 
 use crate::parallel::Part;
 
+mod heads;
 mod held;
 mod sets;
 
 pub use crate::admit::held_admits;
+pub use heads::Heads;
 pub use held::*;
 pub use sets::*;
 

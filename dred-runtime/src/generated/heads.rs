@@ -1,0 +1,239 @@
+//! The sink of a fire join's heads: what happens to each head a join finds, written once
+//! here rather than at every join of every program.
+
+use crate::admit::Admit;
+use crate::program::Work;
+use crate::relation::{FactSet, Relation, Stamp, Tuple};
+
+use super::held::{admit_all, emit_held_all, no_floor, HeldHead, ADMIT_BATCH, HELD_BATCH};
+
+/// Where one fire join (one rule, one delta position) sends the heads it finds, under the
+/// [`Admit`] of the phase that runs it: the heads admitted go to `out`, and under
+/// [`Admit::Held`] to `stamped` as well, with their stamps.
+///
+/// A join hands each head to [`Heads::push`], or, where the rows its floor reads are
+/// copies that only a loss of support needs, asks [`Heads::holds`] first and hands it to
+/// [`Heads::hold`] or [`Heads::admit`]. Heads wait in batches ([`emit_held_all`],
+/// [`admit_all`]), so [`Heads::finish`] must follow the join; a join that stops early
+/// because its work budget is spent may skip it, since its phase then gives up.
+///
+/// `Rows` are the rows of the instance's other derived facts, which `floor` reads (see
+/// [`crate::admit::held_admits`]): references into the relations, or copies of facts that
+/// do not outlive their join step.
+///
+/// ```
+/// use dred_runtime::generated::Heads;
+/// use dred_runtime::{Admit, FactSet, Relation, Work};
+/// let mut r: Relation<(u32, u32)> = Relation::new();
+/// r.insert((1, 2), 1);
+/// let (mut out, mut stamped) = (FactSet::default(), Vec::<((u32, u32), u32)>::new());
+/// let work = &mut Work::unlimited();
+/// let floor = |_: &()| 0;
+/// let mut heads = Heads::new(Admit::Absent, &r, &mut out, &mut stamped, |f| f, &floor);
+/// for head in [(1, 2), (1, 3), (1, 3)] {
+///     heads.push(work, head, None, ());
+/// }
+/// heads.finish();
+/// assert_eq!(out, [(1, 3)].into_iter().collect());
+/// ```
+pub struct Heads<'j, T, X, F, Rows> {
+    admit: Admit<&'j FactSet<T>>,
+    held: &'j Relation<T, X>,
+    out: &'j mut FactSet<T>,
+    stamped: &'j mut Vec<(F, Stamp)>,
+    fact: fn(T) -> F,
+    floor: &'j dyn Fn(&Rows) -> Stamp,
+    /// Whether heads outside a loss of support are tested in batches
+    /// ([`admits_in_batches`](super::admits_in_batches)), read once per join.
+    in_batches: bool,
+    /// Under [`Admit::Held`]: heads waiting for [`emit_held_all`], never more than
+    /// [`HELD_BATCH`].
+    held_heads: Vec<HeldHead<T, Rows>>,
+    /// Under the other `Admit`s, in batches: heads waiting for [`admit_all`], never more
+    /// than [`ADMIT_BATCH`].
+    admitting: Vec<T>,
+}
+
+impl<'j, T: Tuple, X, F, Rows> Heads<'j, T, X, F, Rows> {
+    /// The sink of a join whose heads go into `held`'s relation: `out` is the phase's
+    /// output set of it, `stamped` the phase's list of held heads admitted, `fact` makes a
+    /// head the program's fact, and `floor` reads the floor of a held head's instance from
+    /// its `Rows`.
+    #[inline]
+    pub fn new(
+        admit: Admit<&'j FactSet<T>>,
+        held: &'j Relation<T, X>,
+        out: &'j mut FactSet<T>,
+        stamped: &'j mut Vec<(F, Stamp)>,
+        fact: fn(T) -> F,
+        floor: &'j dyn Fn(&Rows) -> Stamp,
+    ) -> Self {
+        Heads {
+            admit,
+            held,
+            out,
+            stamped,
+            fact,
+            floor,
+            in_batches: super::admits_in_batches(held),
+            held_heads: Vec::new(),
+            admitting: Vec::new(),
+        }
+    }
+
+    /// Whether this is a loss of support's join, whose heads need their causes and rows.
+    #[inline(always)]
+    pub fn holds(&self) -> bool {
+        self.admit.has_causes()
+    }
+
+    /// Sends `head`, found with a delta fact of `cause` and an instance whose floor
+    /// reads `rows`, to [`Heads::hold`] or [`Heads::admit`].
+    #[inline]
+    pub fn push(&mut self, work: &mut Work, head: T, cause: Option<(Stamp, Stamp)>, rows: Rows) {
+        if self.holds() {
+            self.hold(work, head, cause, rows);
+        } else {
+            self.admit(head);
+        }
+    }
+
+    /// Under [`Admit::Held`]: queues `head` for [`emit_held_all`], which tests it once
+    /// [`HELD_BATCH`] heads wait. Its stamp will be looked up: counted as one lookup, for
+    /// the guard.
+    #[inline]
+    pub fn hold(&mut self, work: &mut Work, head: T, cause: Option<(Stamp, Stamp)>, rows: Rows) {
+        work.lookup();
+        self.held_heads.push((head, cause, rows));
+        if self.held_heads.len() == HELD_BATCH {
+            self.flush_held();
+        }
+    }
+
+    /// Under the other `Admit`s: adds `head` to the output if [`Admit::admits`] it, at
+    /// once or, for a relation too large for the cache, in a batch of [`ADMIT_BATCH`].
+    #[inline]
+    pub fn admit(&mut self, head: T) {
+        if self.in_batches {
+            self.admitting.push(head);
+            if self.admitting.len() == ADMIT_BATCH {
+                admit_all(&self.admit, self.held, &mut self.admitting, self.out);
+            }
+        } else if self.admit.admits(self.held, &head, None, &no_floor) {
+            self.out.insert(head);
+        }
+    }
+
+    /// Tests the heads still waiting, after the join.
+    #[inline]
+    pub fn finish(mut self) {
+        if !self.held_heads.is_empty() {
+            self.flush_held();
+        }
+        if !self.admitting.is_empty() {
+            admit_all(&self.admit, self.held, &mut self.admitting, self.out);
+        }
+    }
+
+    fn flush_held(&mut self) {
+        emit_held_all(
+            self.held,
+            &mut self.held_heads,
+            self.floor,
+            self.out,
+            self.stamped,
+            self.fact,
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    type Pair = (u32, u32);
+    /// A head found, with its delta fact's cause and its floor.
+    type Found = (Pair, Option<(Stamp, Stamp)>, Stamp);
+    /// The heads admitted, and those stamped.
+    type Emitted = (FactSet<Pair>, Vec<(Pair, Stamp)>);
+
+    /// A relation of `(1, b)` stamped `b` for `b` in `1..n`.
+    fn stamped_relation(n: u32) -> Relation<(u32, u32)> {
+        let mut r = Relation::new();
+        for b in 1..n {
+            r.insert((1, b), b);
+        }
+        r
+    }
+
+    /// What one head at a time gives under `admit`: [`Admit::admits`] on each, in order,
+    /// the stamp of each admitted held head beside it.
+    fn one_by_one(
+        admit: Admit<&FactSet<(u32, u32)>>,
+        r: &Relation<(u32, u32)>,
+        heads: &[Found],
+    ) -> Emitted {
+        let (mut out, mut stamped) = (FactSet::default(), Vec::new());
+        for &(head, cause, other) in heads {
+            if admit.admits(r, &head, cause, &|| other) && out.insert(head) {
+                if let (Admit::Held, Some(stamp)) = (admit, r.stamp(&head)) {
+                    stamped.push((head, stamp));
+                }
+            }
+        }
+        (out, stamped)
+    }
+
+    fn through_sink(
+        admit: Admit<&FactSet<(u32, u32)>>,
+        r: &Relation<(u32, u32)>,
+        heads: &[Found],
+        in_batches: bool,
+    ) -> (FactSet<Pair>, Vec<(Pair, Stamp)>, u64) {
+        let (mut out, mut stamped) = (FactSet::default(), Vec::new());
+        let mut work = Work::unlimited();
+        let floor = |&other: &Stamp| other;
+        let mut sink = Heads::new(admit, r, &mut out, &mut stamped, |f| f, &floor);
+        sink.in_batches = in_batches;
+        for &(head, cause, other) in heads {
+            sink.push(&mut work, head, cause, other);
+        }
+        sink.finish();
+        (out, stamped, work.counted().lookups)
+    }
+
+    #[test]
+    fn every_admit_gives_what_its_test_gives_head_by_head() {
+        let r = stamped_relation(70);
+        let set: FactSet<(u32, u32)> = (0..100).step_by(3).map(|b| (1, b)).collect();
+        // More heads than a batch, some twice, some absent from `r`.
+        let heads: Vec<_> = (0..100)
+            .chain(20..40)
+            .map(|b| ((1, b), Some((9, 60)), b / 2 + 3))
+            .collect();
+        for admit in [
+            Admit::Absent,
+            Admit::Held,
+            Admit::NotIn(&set),
+            Admit::In(&set),
+        ] {
+            let (out, stamped) = one_by_one(admit, &r, &heads);
+            for in_batches in [false, true] {
+                let (sunk, sunk_stamped, lookups) = through_sink(admit, &r, &heads, in_batches);
+                assert_eq!(sunk, out, "{admit:?}, in batches: {in_batches}");
+                assert_eq!(sunk_stamped, stamped, "{admit:?}");
+                let held = matches!(admit, Admit::Held);
+                assert_eq!(lookups, if held { heads.len() as u64 } else { 0 });
+            }
+        }
+    }
+
+    #[test]
+    fn a_held_head_is_stamped_once_however_many_instances_find_it() {
+        let r = stamped_relation(10);
+        let heads = vec![((1, 5), None, 0); 3 * HELD_BATCH];
+        let (out, stamped, _) = through_sink(Admit::Held, &r, &heads, false);
+        assert_eq!(out.len(), 1);
+        assert_eq!(stamped, [((1, 5), 5)]);
+    }
+}
