@@ -5,8 +5,8 @@ use crate::relation::{claims_support, FactSet, Relation, Stamp, Tuple};
 
 /// Which heads a join may emit; chosen by the phase that runs it.
 ///
-/// The join projects the per-program value (`Admit<&Facts>`) to one relation
-/// (`Admit<&FactSet<T>>`) once per rule, then asks [`Admit::admits`] per head.
+/// The join narrows the per-program value (`Admit<&Facts>`) to one relation
+/// (`Admit<&FactSet<T>>`, [`Admit::looking_at`]) once per rule, then asks [`Admit::admits`] per head.
 #[derive(Clone, Copy, Debug)]
 pub enum Admit<S> {
     /// Heads that do not hold yet (semi-naive insertion).
@@ -26,14 +26,37 @@ pub enum Admit<S> {
 }
 
 impl<'a, S> Admit<&'a S> {
-    /// The same rule, looking at one part of the set.
+    /// The set that [`Admit::NotIn`] and [`Admit::In`] read; `None` for the others.
     #[inline]
-    pub fn project<U>(self, part: impl FnOnce(&'a S) -> &'a U) -> Admit<&'a U> {
+    pub fn set(&self) -> Option<&'a S> {
+        match *self {
+            Admit::NotIn(set) | Admit::In(set) => Some(set),
+            Admit::Absent | Admit::Held => None,
+        }
+    }
+
+    /// The same rule, looking at `part`: the part of [`Admit::set`] that concerns one
+    /// relation, `None` where there is no set. A join takes its head relation's part so
+    /// (the part chosen by the generated code, so that this is compiled once per part's
+    /// type, not once per rule).
+    ///
+    /// ```
+    /// use dred_runtime::Admit;
+    /// let sets = (vec![1], vec!['a']);
+    /// let admit = Admit::In(&sets);
+    /// let chars = admit.looking_at(admit.set().map(|sets| &sets.1));
+    /// assert!(matches!(chars, Admit::In(part) if part == &['a']));
+    /// let held: Admit<&(Vec<u8>, Vec<char>)> = Admit::Held;
+    /// assert!(matches!(held.looking_at::<Vec<char>>(None), Admit::Held));
+    /// ```
+    #[inline]
+    pub fn looking_at<U>(self, part: Option<&'a U>) -> Admit<&'a U> {
+        let part = || part.expect("a rule that reads a set looks at a part of it");
         match self {
             Admit::Absent => Admit::Absent,
             Admit::Held => Admit::Held,
-            Admit::NotIn(set) => Admit::NotIn(part(set)),
-            Admit::In(set) => Admit::In(part(set)),
+            Admit::NotIn(_) => Admit::NotIn(part()),
+            Admit::In(_) => Admit::In(part()),
         }
     }
 }

@@ -22,22 +22,20 @@ impl Context<'_> {
             if relation.input || matches!(s.access, Access::Delta) {
                 continue;
             }
-            let (row, name, ty) = (format_ident!("row{}", step), &relation.name, self.row_ty(r));
-            floor.stamps.push(quote!(.max(self.#name.floor_of(#row))));
+            let (row, name) = (format_ident!("row{}", step), &relation.name);
             // A compact index's row is a fact rebuilt for the row, and so may a scan's be
             // (see `Relation::iter`); a membership test's fact lives for its step only: a
             // held head's batch keeps a copy of these, and of the others a reference.
             let copied =
                 self.probes_compact(rule, s) || matches!(s.access, Access::Scan | Access::Contains);
             if copied {
-                floor.pushed.push(quote!(::std::clone::Clone::clone(#row)));
-                floor.types.push(ty);
+                floor
+                    .rows
+                    .push(quote!((&self.#name, ::std::clone::Clone::clone(#row))));
                 floor.costly_copies |= !self.row_stored(r);
             } else {
-                floor.pushed.push(quote!(#row));
-                floor.types.push(quote!(&#ty));
+                floor.rows.push(quote!((&self.#name, #row)));
             }
-            floor.rows.push(row);
         }
         HeadEmit {
             rt: self.rt.clone(),
@@ -278,35 +276,41 @@ pub(super) struct HeadEmit {
 /// The rows of an instance's other derived facts, which a held head's floor reads.
 #[derive(Default)]
 struct FloorRows {
-    /// The rows' variables, and what a held head's batch keeps of each (a reference, or a
-    /// copy) and its type.
-    rows: Vec<Ident>,
-    pushed: Vec<TokenStream>,
-    types: Vec<TokenStream>,
-    /// `.max(stamp)` per row.
-    stamps: Vec<TokenStream>,
+    /// Each relation beside what a held head's batch keeps of its row: a reference, or a
+    /// copy.
+    rows: Vec<TokenStream>,
     /// Whether a copy may allocate (a fact not stored as plain values): then only a loss
     /// of support makes it.
     costly_copies: bool,
+}
+
+impl FloorRows {
+    /// The rows as the runtime's `FloorRows` list, `(first, (second, ()))`.
+    fn list(&self) -> TokenStream {
+        self.rows
+            .iter()
+            .rev()
+            .fold(quote!(()), |rest, row| quote!((#row, #rest)))
+    }
 }
 
 impl HeadEmit {
     /// The join's innermost code: the head, to the sink.
     pub(super) fn emit(&self) -> TokenStream {
         let HeadEmit { head, floor, .. } = self;
-        let pushed = &floor.pushed;
+        let rows = floor.list();
         if floor.costly_copies {
             quote! {
                 let head = #head;
                 if heads.holds() {
-                    heads.hold(work, head, cause, (#(#pushed,)*));
+                    heads.hold(work, head, cause, #rows);
                 } else {
                     heads.admit(head);
                 }
             }
         } else {
             quote! {
-                heads.push(work, #head, cause, (#(#pushed,)*));
+                heads.push(work, #head, cause, #rows);
             }
         }
     }
@@ -317,25 +321,15 @@ impl HeadEmit {
             rt,
             head_relation,
             to_fact,
-            floor,
             ..
         } = self;
-        let floor = match floor.rows.is_empty() {
-            true => quote!(#rt::generated::no_floor_rows),
-            false => {
-                let (rows, types, stamps) = (&floor.rows, &floor.types, &floor.stamps);
-                quote!(|(#(#rows,)*): &(#(#types,)*)| 0 #(#stamps)*)
-            }
-        };
         quote! {
-            let floor = #floor;
             let mut heads = #rt::generated::Heads::new(
                 admit,
                 &self.#head_relation,
                 &mut out.#head_relation,
                 stamped,
                 #to_fact,
-                &floor,
             );
             #join
             heads.finish();

@@ -91,7 +91,10 @@ impl Context<'_> {
                 #[allow(unused_variables)]
                 fn #fire(&self, delta: &#facts, admit: #rt::Admit<&#facts>, out: &mut #facts, stamped: &mut ::std::vec::Vec<(#fact_enum, #rt::Stamp)>, work: &mut #rt::Work, part: &#rt::parallel::Part) {
                     #before_latest
-                    let admit = admit.project(|facts| &facts.#head_relation);
+                    let admit = admit.looking_at(match admit.set() {
+                        ::core::option::Option::Some(facts) => ::core::option::Option::Some(&facts.#head_relation),
+                        ::core::option::Option::None => ::core::option::Option::None,
+                    });
                     #(#variants)*
                 }
             }

@@ -206,11 +206,11 @@ impl<'a> Context<'a> {
         quote!(<#ty as #rt::Stored>::from_row(#stored))
     }
 
-    /// A function from relation `r`'s stored fact, owned, to the program's fact enum.
+    /// A function from relation `r`'s stored fact, owned, to the program's fact enum: the
+    /// runtime's, one instance per relation for all its joins.
     fn row_to_fact(&self, r: usize) -> TokenStream {
-        let (fact_enum, name) = (&self.fact_enum, &self.relation(r).name);
-        let fact = self.struct_of(r, quote!(&row));
-        quote!(|row| #fact_enum::#name(#fact))
+        let (rt, fact_enum, ty) = (&self.rt, &self.fact_enum, self.ty(self.relation(r)));
+        quote!(#rt::generated::fact_of_row::<#ty, #fact_enum>)
     }
 
     /// Relation `r`'s stored fact from `fact`, its struct, owned.

@@ -5,7 +5,9 @@ use crate::admit::Admit;
 use crate::program::Work;
 use crate::relation::{FactSet, Relation, Stamp, Tuple};
 
-use super::held::{admit_all, emit_held_all, no_floor, HeldHead, ADMIT_BATCH, HELD_BATCH};
+use super::held::{
+    admit_all, emit_held_all, no_floor, FloorRows, HeldHead, ADMIT_BATCH, HELD_BATCH,
+};
 
 /// Where one fire join (one rule, one delta position) sends the heads it finds, under the
 /// [`Admit`] of the phase that runs it: the heads admitted go to `out`, and under
@@ -17,9 +19,9 @@ use super::held::{admit_all, emit_held_all, no_floor, HeldHead, ADMIT_BATCH, HEL
 /// [`admit_all`]), so [`Heads::finish`] must follow the join; a join that stops early
 /// because its work budget is spent may skip it, since its phase then gives up.
 ///
-/// `Rows` are the rows of the instance's other derived facts, which `floor` reads (see
-/// [`crate::admit::held_admits`]): references into the relations, or copies of facts that
-/// do not outlive their join step.
+/// `Rows` are the rows of the instance's other derived facts, whose stamps a held head's
+/// floor reads ([`FloorRows`]): references into the relations, or copies of facts that do
+/// not outlive their join step.
 ///
 /// ```
 /// use dred_runtime::generated::Heads;
@@ -28,8 +30,7 @@ use super::held::{admit_all, emit_held_all, no_floor, HeldHead, ADMIT_BATCH, HEL
 /// r.insert((1, 2), 1);
 /// let (mut out, mut stamped) = (FactSet::default(), Vec::<((u32, u32), u32)>::new());
 /// let work = &mut Work::unlimited();
-/// let floor = |_: &()| 0;
-/// let mut heads = Heads::new(Admit::Absent, &r, &mut out, &mut stamped, |f| f, &floor);
+/// let mut heads = Heads::new(Admit::Absent, &r, &mut out, &mut stamped, |f| f);
 /// for head in [(1, 2), (1, 3), (1, 3)] {
 ///     heads.push(work, head, None, ());
 /// }
@@ -42,7 +43,6 @@ pub struct Heads<'j, T, X, F, Rows> {
     out: &'j mut FactSet<T>,
     stamped: &'j mut Vec<(F, Stamp)>,
     fact: fn(T) -> F,
-    floor: &'j dyn Fn(&Rows) -> Stamp,
     /// Whether heads outside a loss of support are tested in batches
     /// ([`admits_in_batches`](super::admits_in_batches)), read once per join.
     in_batches: bool,
@@ -54,11 +54,10 @@ pub struct Heads<'j, T, X, F, Rows> {
     admitting: Vec<T>,
 }
 
-impl<'j, T: Tuple, X, F, Rows> Heads<'j, T, X, F, Rows> {
+impl<'j, T: Tuple, X, F, Rows: FloorRows> Heads<'j, T, X, F, Rows> {
     /// The sink of a join whose heads go into `held`'s relation: `out` is the phase's
     /// output set of it, `stamped` the phase's list of held heads admitted, `fact` makes a
-    /// head the program's fact, and `floor` reads the floor of a held head's instance from
-    /// its `Rows`.
+    /// head the program's fact.
     #[inline]
     pub fn new(
         admit: Admit<&'j FactSet<T>>,
@@ -66,7 +65,6 @@ impl<'j, T: Tuple, X, F, Rows> Heads<'j, T, X, F, Rows> {
         out: &'j mut FactSet<T>,
         stamped: &'j mut Vec<(F, Stamp)>,
         fact: fn(T) -> F,
-        floor: &'j dyn Fn(&Rows) -> Stamp,
     ) -> Self {
         Heads {
             admit,
@@ -74,7 +72,6 @@ impl<'j, T: Tuple, X, F, Rows> Heads<'j, T, X, F, Rows> {
             out,
             stamped,
             fact,
-            floor,
             in_batches: super::admits_in_batches(held),
             held_heads: Vec::new(),
             admitting: Vec::new(),
@@ -139,7 +136,6 @@ impl<'j, T: Tuple, X, F, Rows> Heads<'j, T, X, F, Rows> {
         emit_held_all(
             self.held,
             &mut self.held_heads,
-            self.floor,
             self.out,
             self.stamped,
             self.fact,
@@ -152,30 +148,36 @@ mod tests {
     use super::*;
 
     type Pair = (u32, u32);
-    /// A head found, with its delta fact's cause and its floor.
-    type Found = (Pair, Option<(Stamp, Stamp)>, Stamp);
+    /// A head found, with its delta fact's cause.
+    type Found = (Pair, Option<(Stamp, Stamp)>);
     /// The heads admitted, and those stamped.
     type Emitted = (FactSet<Pair>, Vec<(Pair, Stamp)>);
 
-    /// A relation of `(1, b)` stamped `b` for `b` in `1..n`.
-    fn stamped_relation(n: u32) -> Relation<(u32, u32)> {
+    /// A relation of `(at, b)` stamped `stamp(b)` for `b` in `1..n`.
+    fn stamped_relation(at: u32, n: u32, stamp: impl Fn(u32) -> Stamp) -> Relation<Pair> {
         let mut r = Relation::new();
         for b in 1..n {
-            r.insert((1, b), b);
+            r.insert((at, b), stamp(b));
         }
         r
+    }
+
+    /// The fact of `others` beside a head `(1, b)` in its instance: `(2, b)`.
+    fn other(head: Pair) -> Pair {
+        (2, head.1)
     }
 
     /// What one head at a time gives under `admit`: [`Admit::admits`] on each, in order,
     /// the stamp of each admitted held head beside it.
     fn one_by_one(
-        admit: Admit<&FactSet<(u32, u32)>>,
-        r: &Relation<(u32, u32)>,
+        admit: Admit<&FactSet<Pair>>,
+        (r, others): (&Relation<Pair>, &Relation<Pair>),
         heads: &[Found],
     ) -> Emitted {
         let (mut out, mut stamped) = (FactSet::default(), Vec::new());
-        for &(head, cause, other) in heads {
-            if admit.admits(r, &head, cause, &|| other) && out.insert(head) {
+        for &(head, cause) in heads {
+            let floor = || others.floor_of(&other(head));
+            if admit.admits(r, &head, cause, &floor) && out.insert(head) {
                 if let (Admit::Held, Some(stamp)) = (admit, r.stamp(&head)) {
                     stamped.push((head, stamp));
                 }
@@ -185,18 +187,17 @@ mod tests {
     }
 
     fn through_sink(
-        admit: Admit<&FactSet<(u32, u32)>>,
-        r: &Relation<(u32, u32)>,
+        admit: Admit<&FactSet<Pair>>,
+        (r, others): (&Relation<Pair>, &Relation<Pair>),
         heads: &[Found],
         in_batches: bool,
     ) -> (FactSet<Pair>, Vec<(Pair, Stamp)>, u64) {
         let (mut out, mut stamped) = (FactSet::default(), Vec::new());
         let mut work = Work::unlimited();
-        let floor = |&other: &Stamp| other;
-        let mut sink = Heads::new(admit, r, &mut out, &mut stamped, |f| f, &floor);
+        let mut sink = Heads::new(admit, r, &mut out, &mut stamped, |f| f);
         sink.in_batches = in_batches;
-        for &(head, cause, other) in heads {
-            sink.push(&mut work, head, cause, other);
+        for &(head, cause) in heads {
+            sink.push(&mut work, head, cause, ((others, other(head)), ()));
         }
         sink.finish();
         (out, stamped, work.counted().lookups)
@@ -204,12 +205,14 @@ mod tests {
 
     #[test]
     fn every_admit_gives_what_its_test_gives_head_by_head() {
-        let r = stamped_relation(70);
-        let set: FactSet<(u32, u32)> = (0..100).step_by(3).map(|b| (1, b)).collect();
+        let r = stamped_relation(1, 70, |b| b);
+        // Every fourth head's other fact is as old as the head: it never counted on it.
+        let others = stamped_relation(2, 100, |b| if b % 4 == 0 { b } else { b / 2 + 3 });
+        let set: FactSet<Pair> = (0..100).step_by(3).map(|b| (1, b)).collect();
         // More heads than a batch, some twice, some absent from `r`.
         let heads: Vec<_> = (0..100)
             .chain(20..40)
-            .map(|b| ((1, b), Some((9, 60)), b / 2 + 3))
+            .map(|b| ((1, b), Some((9, 60))))
             .collect();
         for admit in [
             Admit::Absent,
@@ -217,22 +220,26 @@ mod tests {
             Admit::NotIn(&set),
             Admit::In(&set),
         ] {
-            let (out, stamped) = one_by_one(admit, &r, &heads);
+            let (out, stamped) = one_by_one(admit, (&r, &others), &heads);
             for in_batches in [false, true] {
-                let (sunk, sunk_stamped, lookups) = through_sink(admit, &r, &heads, in_batches);
+                let (sunk, sunk_stamped, lookups) =
+                    through_sink(admit, (&r, &others), &heads, in_batches);
                 assert_eq!(sunk, out, "{admit:?}, in batches: {in_batches}");
                 assert_eq!(sunk_stamped, stamped, "{admit:?}");
                 let held = matches!(admit, Admit::Held);
                 assert_eq!(lookups, if held { heads.len() as u64 } else { 0 });
             }
         }
+        // The floors count: without them, more heads would be admitted.
+        let (held, _) = one_by_one(Admit::Held, (&r, &Relation::new()), &heads);
+        assert!(held.len() > one_by_one(Admit::Held, (&r, &others), &heads).0.len());
     }
 
     #[test]
     fn a_held_head_is_stamped_once_however_many_instances_find_it() {
-        let r = stamped_relation(10);
-        let heads = vec![((1, 5), None, 0); 3 * HELD_BATCH];
-        let (out, stamped, _) = through_sink(Admit::Held, &r, &heads, false);
+        let r = stamped_relation(1, 10, |b| b);
+        let heads = vec![((1, 5), None); 3 * HELD_BATCH];
+        let (out, stamped, _) = through_sink(Admit::Held, (&r, &Relation::new()), &heads, false);
         assert_eq!(out.len(), 1);
         assert_eq!(stamped, [((1, 5), 5)]);
     }

@@ -1,6 +1,8 @@
 //! The admission of heads under a loss of support and under the other phases' tests:
 //! written once here, called by every generated join.
 
+use std::borrow::Borrow;
+
 use crate::admit::held_admits;
 use crate::admit::Admit;
 use crate::relation::{FactSet, Relation, Stamp, Tuple, UNSTAMPED};
@@ -12,9 +14,40 @@ pub fn no_floor() -> Stamp {
     0
 }
 
-/// [`no_floor`] for a batch of heads that keep no rows ([`emit_held_all`]).
-pub fn no_floor_rows(_: &()) -> Stamp {
-    0
+/// The rows of a held head's instance whose stamps its floor reads (the largest stamp
+/// the instance's other derived facts had before this round's raises: see
+/// [`held_admits`]), as a list ending in `()`: `((relation, row), rest)`, each row a
+/// reference to a fact of its relation or a copy of one. A trait rather than a closure at
+/// each join, so that the floor is compiled once per list of row types.
+///
+/// ```
+/// use dred_runtime::generated::FloorRows;
+/// use dred_runtime::Relation;
+/// let (mut r, mut s): (Relation<(u32,)>, Relation<(char,)>) = Default::default();
+/// r.insert((1,), 4);
+/// s.insert(('a',), 6);
+/// assert_eq!(((&r, &(1,)), ((&s, ('a',)), ())).floor(), 6);
+/// assert_eq!(((&r, (2,)), ()).floor(), 0); // not a fact
+/// assert_eq!(().floor(), 0);
+/// ```
+pub trait FloorRows {
+    /// The largest stamp the rows' facts had before this round's raises; 0 for none.
+    fn floor(&self) -> Stamp;
+}
+
+impl FloorRows for () {
+    #[inline]
+    fn floor(&self) -> Stamp {
+        0
+    }
+}
+
+impl<U: Tuple, X, Row: Borrow<U>, Rest: FloorRows> FloorRows for ((&Relation<U, X>, Row), Rest) {
+    #[inline]
+    fn floor(&self) -> Stamp {
+        let ((relation, row), rest) = self;
+        relation.floor_of(row.borrow()).max(rest.floor())
+    }
 }
 
 /// A head that a loss of support's join found, with the cause of its delta fact and the
@@ -80,10 +113,10 @@ pub fn admit_all<T: Tuple, X>(
 /// Under [`Admit::Held`], adds to `out` each head of `pending` (up to [`HELD_BATCH`]) that
 /// [`Admit::admits`], leaving `pending` empty, and a head new to `out` to `stamped` as
 /// well, with its stamp (see [`Program::fire`](crate::Program::fire)). Each head comes
-/// with its cause and the rows its floor reads (`floor`, asked as [`held_admits`] asks
-/// it). Out of line, so that the joins' loops keep their size (`BENCHMARKS.md`, *Design
-/// measurements*, "Held heads"). Every head is looked up before any is tested: in a relation of millions of facts
-/// each lookup misses the cache, and one head's test and insertion, branching on what its
+/// with its cause and the rows its floor reads ([`FloorRows`], asked as [`held_admits`]
+/// asks it). Out of line, so that the joins' loops keep their size (`BENCHMARKS.md`,
+/// *Design measurements*, "Held heads"). Every head is looked up before any is tested: in
+/// a relation of millions of facts each lookup misses the cache, and one head's test and insertion, branching on what its
 /// lookup read, kept the processor from starting the next lookup before that miss
 /// returned; lookups with nothing between them overlap (`BENCHMARKS.md`, *Design
 /// measurements*, "Held heads").
@@ -91,34 +124,38 @@ pub fn admit_all<T: Tuple, X>(
 /// ```
 /// use dred_runtime::generated::{emit_held_all, HELD_BATCH};
 /// use dred_runtime::{Admit, FactSet, Relation};
-/// let mut r: Relation<(u32, u32)> = Relation::new();
-/// for b in 1..40 {
+/// let (mut r, mut others): (Relation<(u32, u32)>, Relation<(u32, u32)>) = Default::default();
+/// for b in 1..45 {
 ///     r.insert((1, b), b);
+///     others.insert((2, b), b / 2 + 3);
 /// }
-/// // Heads that may have counted on a fact stamped 9, about to go, with the stamp of the
-/// // instance's other body fact (what the floor reads): admitted if held, younger than 9
-/// // and younger than that fact.
-/// let heads: Vec<_> = (0..45).map(|b| ((1, b), Some((9, u32::MAX)), b / 2 + 3)).collect();
+/// // Heads that may have counted on a fact stamped 9, about to go, each with the
+/// // instance's other body fact (whose stamp the floor reads): admitted if held, younger
+/// // than 9 and younger than that fact.
+/// let heads: Vec<_> = (0..45)
+///     .map(|b| ((1, b), Some((9, u32::MAX)), ((&others, (2, b)), ())))
+///     .collect();
 /// let held: Admit<&FactSet<(u32, u32)>> = Admit::Held;
 /// let one_by_one: Vec<_> = heads
 ///     .iter()
-///     .filter(|&&(head, cause, other)| held.admits(&r, &head, cause, &|| other))
+///     .filter(|(head, cause, ((_, other), ()))| {
+///         held.admits(&r, head, *cause, &|| others.floor_of(other))
+///     })
 ///     .map(|&(head, ..)| (head, r.stamp(&head).unwrap()))
 ///     .collect();
 /// let (mut all_out, mut batched) = (FactSet::default(), Vec::new());
 /// for chunk in heads.chunks(HELD_BATCH) {
 ///     let mut pending = chunk.to_vec();
-///     emit_held_all(&r, &mut pending, &|&other| other, &mut all_out, &mut batched, |f| f);
+///     emit_held_all(&r, &mut pending, &mut all_out, &mut batched, |f| f);
 ///     assert!(pending.is_empty());
 /// }
 /// assert_eq!(batched, one_by_one);
-/// assert_eq!(batched.len(), 30); // (1, 10) to (1, 39)
+/// assert_eq!(batched.len(), 35); // (1, 10) to (1, 44)
 /// ```
 #[inline(never)]
-pub fn emit_held_all<T: Tuple, X, F, Rows>(
+pub fn emit_held_all<T: Tuple, X, F, Rows: FloorRows>(
     held: &Relation<T, X>,
     pending: &mut Vec<HeldHead<T, Rows>>,
-    floor: &dyn Fn(&Rows) -> Stamp,
     out: &mut FactSet<T>,
     stamped: &mut Vec<(F, Stamp)>,
     fact: fn(T) -> F,
@@ -139,7 +176,7 @@ pub fn emit_held_all<T: Tuple, X, F, Rows>(
         let Some(stamp) = stamps[at] else {
             continue;
         };
-        if !held_admits(stamp, *cause, &|| floor(rows)) {
+        if !held_admits(stamp, *cause, &|| rows.floor()) {
             continue;
         }
         if out.insert(head.clone()) {

@@ -5,6 +5,7 @@ use std::hash::Hash;
 use std::marker::PhantomData;
 
 use crate::parallel::Part;
+use crate::typed::Stored;
 
 mod heads;
 mod held;
@@ -48,6 +49,34 @@ pub trait Unequal<From: ?Sized, To: ?Sized> {
 }
 
 impl<From: ?Sized, To: ?Sized> Unequal<From, To> for Retype<From, To> {}
+
+/// The program's fact (`F`, the generated fact enum) that `row`, a fact of relation `S` as
+/// its program stores it, stands for. A function, not a closure at each join that
+/// emits `S`'s facts, so that it is compiled once per relation.
+///
+/// ```
+/// use dred_runtime::generated::fact_of_row;
+/// use dred_runtime::Stored;
+/// #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// struct Edge(u32, u32);
+/// impl Stored for Edge {
+///     type Row = (u32, u32);
+///     fn to_row(&self) -> (u32, u32) {
+///         (self.0, self.1)
+///     }
+///     fn into_row(self) -> (u32, u32) {
+///         (self.0, self.1)
+///     }
+///     fn from_row(row: &(u32, u32)) -> Self {
+///         Edge(row.0, row.1)
+///     }
+/// }
+/// let fact: Option<Edge> = fact_of_row::<Edge, _>((1, 2));
+/// assert_eq!(fact, Some(Edge(1, 2)));
+/// ```
+pub fn fact_of_row<S: Stored, F: From<S>>(row: S::Row) -> F {
+    F::from(S::from_row(&row))
+}
 
 /// Sorts a delta chunk's facts, each beside its key, by key (the facts of one key in any
 /// order: `key_runs` groups them). A function rather than a closure at each join, so that
