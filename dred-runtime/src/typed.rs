@@ -4,6 +4,8 @@
 //! storage type and the crate's generic code is compiled once for all of them; the struct
 //! is made from the row where a user reads a fact.
 
+use std::borrow::Cow;
+
 use crate::relation::{Relation, Stamp, Tuple};
 
 /// A relation's struct and the type its program stores its facts as (the struct itself,
@@ -20,6 +22,8 @@ pub trait Stored: Tuple {
     fn into_row(self) -> Self::Row;
     /// The fact that `row` stores.
     fn from_row(row: &Self::Row) -> Self;
+    /// This fact as its program stores it, borrowed where it is stored as itself.
+    fn as_row(&self) -> Cow<'_, Self::Row>;
 }
 
 /// The facts of one relation of a program, as its struct `T`: what the generated

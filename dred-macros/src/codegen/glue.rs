@@ -107,103 +107,45 @@ impl Context<'_> {
             let bits = self.indexes_built();
             quote!(fn indexes_built(&self) -> u64 { #bits })
         });
-        let derivable =
-            relations
-                .iter()
-                .enumerate()
-                .filter(|(_, r)| !r.input)
-                .map(|(r, relation)| {
-                    let name = &relation.name;
-                    let checks = self.rule_fns_of(r, "derives_rule");
-                    if checks.is_empty() {
-                        quote!()
-                    } else {
-                        quote! {
-                            for head in part.rows(&candidates.#name) {
-                                if work.exhausted() {
-                                    return derived;
-                                }
-                                if #(self.#checks(head, work))||* {
-                                    derived.#name.insert(::std::clone::Clone::clone(head));
-                                }
-                            }
-                        }
+        // Per derived relation, its rules' head-bound checks, which the runtime runs.
+        let derived_relations = || relations.iter().enumerate().filter(|(_, r)| !r.input);
+        let derivable = derived_relations().map(|(r, relation)| {
+            let name = &relation.name;
+            let checks = self.rule_fns_of(r, "derives_rule");
+            (!checks.is_empty()).then(|| {
+                quote! {
+                    if !#rt::generated::derivable_of(self, &candidates.#name, part, &[#(Self::#checks),*], &mut derived.#name, work) {
+                        return derived;
                     }
-                });
-        let unsupported =
-            relations
-                .iter()
-                .enumerate()
-                .filter(|(_, r)| !r.input)
-                .map(|(r, relation)| {
-                    let name = &relation.name;
-                    let fact_enum = &self.fact_enum;
-                    let rules: Vec<_> = self.rules_of(r).collect();
-                    let head_struct = self.struct_of(r, quote!(head));
-                    let head_row = self.row_view(r, quote!(head));
-                    let row_ty = self.row_ty(r);
-                    let sorter = self.sorting_rule(r);
-                    let checks = rules.iter().map(|&(i, _)| {
-                        let check = format_ident!("support_rule_{}", i);
-                        quote!(self.#check(head, bound, work))
-                    });
-                    let check_head = quote! {
-                        if work.exhausted() {
-                            return (unsupported, levels);
-                        }
-                        let mut lowest = u64::MAX;
-                        #(
-                            if lowest > u64::from(bound) {
-                                lowest = lowest.min(#checks);
-                            }
-                        )*
-                        if lowest <= u64::from(bound) {
-                            continue;
-                        }
-                        match #rt::Stamp::try_from(lowest) {
-                            ::std::result::Result::Ok(level) if level < #rt::Stamp::MAX => {
-                                levels.push((#fact_enum::#name(#head_struct), level));
-                            }
-                            _ => {
-                                unsupported.#name.insert(::std::clone::Clone::clone(head));
-                            }
-                        }
-                    };
-                    let heads = quote! {
-                        candidates.iter().filter_map(|(fact, stamp)| match fact {
-                            #fact_enum::#name(head) => ::core::option::Option::Some((#head_row, *stamp)),
-                            _ => ::core::option::Option::None,
-                        })
-                    };
-                    let walk = match sorter {
-                        None => quote! {
-                            // Sized for the worst case (every candidate unsupported), so
-                            // that a large round never grows the set step by step.
-                            unsupported.#name.reserve(#heads.count());
-                            for (head, bound) in #heads {
-                                let head: &#row_ty = ::core::borrow::Borrow::borrow(&head);
-                                #check_head
-                            }
-                        },
-                        Some((i, ..)) => {
-                            let first_hash = format_ident!("first_hash_rule_{}", i);
-                            quote! {
-                                // Checks that walk one bucket first run together, its rows
-                                // still in cache; a head of another rule comes last.
-                                let mut heads: ::std::vec::Vec<(u64, _, #rt::Stamp)> = #heads
-                                    .map(|(head, stamp)| (self.#first_hash(::core::borrow::Borrow::borrow(&head)).unwrap_or(u64::MAX), head, stamp))
-                                    .collect();
-                                heads.sort_unstable_by_key(|&(hash, ..)| hash);
-                                unsupported.#name.reserve(heads.len());
-                                for (_, head, bound) in heads {
-                                    let head: &#row_ty = ::core::borrow::Borrow::borrow(&head);
-                                    #check_head
-                                }
-                            }
-                        }
-                    };
-                    walk
-                });
+                }
+            })
+        });
+        let unsupported = derived_relations().map(|(r, relation)| {
+            let (name, fact_enum) = (&relation.name, &self.fact_enum);
+            let checks = self.rule_fns_of(r, "support_rule");
+            let first_hash = match self.sorting_rule(r) {
+                Some((i, ..)) => {
+                    let first_hash = format_ident!("first_hash_rule_{}", i);
+                    quote!(::core::option::Option::Some(Self::#first_hash))
+                }
+                None => quote!(::core::option::Option::None),
+            };
+            let (ty, to_fact) = (self.ty(relation), self.row_to_fact(r));
+            quote! {
+                let rules = #rt::generated::SupportRules {
+                    head_of: |fact| match fact {
+                        #fact_enum::#name(head) => ::core::option::Option::Some(<#ty as #rt::Stored>::as_row(head)),
+                        _ => ::core::option::Option::None,
+                    },
+                    fact: #to_fact,
+                    rules: &[#(Self::#checks),*],
+                    first_hash: #first_hash,
+                };
+                if !#rt::generated::check_support_of(self, candidates, &rules, &mut unsupported.#name, &mut levels, work) {
+                    return (unsupported, levels);
+                }
+            }
+        });
         let rule_fns = self
             .program
             .rules

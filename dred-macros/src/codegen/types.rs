@@ -241,6 +241,8 @@ impl Context<'_> {
                     fn into_row(self) -> #row { #row_values }
                     #[inline]
                     fn from_row(row: &#row) -> Self { #name(#(row.#ids),*) }
+                    #[inline]
+                    fn as_row(&self) -> ::std::borrow::Cow<'_, #row> { ::std::borrow::Cow::Owned(#row_values) }
                 }
             }
         } else {
@@ -254,6 +256,8 @@ impl Context<'_> {
                     fn into_row(self) -> Self { self }
                     #[inline]
                     fn from_row(row: &Self) -> Self { ::std::clone::Clone::clone(row) }
+                    #[inline]
+                    fn as_row(&self) -> ::std::borrow::Cow<'_, Self> { ::std::borrow::Cow::Borrowed(self) }
                 }
             }
         };

@@ -10,11 +10,13 @@ use crate::typed::Stored;
 mod heads;
 mod held;
 mod sets;
+mod support;
 
 pub use crate::admit::held_admits;
 pub use heads::Heads;
 pub use held::*;
 pub use sets::*;
+pub use support::*;
 
 /// Reads a column value as the type of another column that one rule variable also
 /// occupies. The macro compares column types by spelling, so two spellings of one type
@@ -69,6 +71,9 @@ impl<From: ?Sized, To: ?Sized> Unequal<From, To> for Retype<From, To> {}
 ///     }
 ///     fn from_row(row: &(u32, u32)) -> Self {
 ///         Edge(row.0, row.1)
+///     }
+///     fn as_row(&self) -> std::borrow::Cow<'_, (u32, u32)> {
+///         std::borrow::Cow::Owned(self.to_row())
 ///     }
 /// }
 /// let fact: Option<Edge> = fact_of_row::<Edge, _>((1, 2));
