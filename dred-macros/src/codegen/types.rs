@@ -261,17 +261,21 @@ impl Context<'_> {
                 }
             }
         };
-        quote! {
-            #(#attrs)*
-            // A column type lacking one of these is reported by the derive, on the type.
-            #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
-            #vis struct #name(#(#columns),*);
-
-            #stored
-
-            #[automatically_derived]
-            impl #rt::Record for #name {
-                const NAME: &'static str = #name_text;
+        // A row of plain values has its text written once, in the runtime.
+        let record = if super::stores_rows(relation) {
+            quote! {
+                fn render_values(&self) -> ::std::vec::Vec<::std::string::String> {
+                    #rt::text::TextRow::render_values(&#rt::Stored::to_row(self))
+                }
+                fn write_tsv(&self, out: &mut ::std::string::String) {
+                    #rt::text::TextRow::write_tsv(&#rt::Stored::to_row(self), out)
+                }
+                fn parse_text(fields: &[&str], symbols: &#rt::Symbols) -> ::std::result::Result<Self, #rt::text::FieldError> {
+                    #rt::text::parse_record(fields, symbols)
+                }
+            }
+        } else {
+            quote! {
                 fn render_values(&self) -> ::std::vec::Vec<::std::string::String> {
                     ::std::vec![#(#rt::text::render_value(&self.#ids)),*]
                 }
@@ -293,6 +297,20 @@ impl Context<'_> {
                     }
                     ::std::result::Result::Ok(#name(#(#parse_fields),*))
                 }
+            }
+        };
+        quote! {
+            #(#attrs)*
+            // A column type lacking one of these is reported by the derive, on the type.
+            #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+            #vis struct #name(#(#columns),*);
+
+            #stored
+
+            #[automatically_derived]
+            impl #rt::Record for #name {
+                const NAME: &'static str = #name_text;
+                #record
             }
         }
     }

@@ -6,8 +6,10 @@ use std::fmt::{self, Debug, Write};
 use std::sync::Mutex;
 
 mod fact;
+mod row;
 
 pub use fact::{split_fact, FactFields};
+pub use row::{parse_record, TextRow};
 
 use crate::symbol::{Symbol, Symbols};
 
