@@ -86,7 +86,12 @@ impl<'j, T: Tuple, X, F, Rows: FloorRows> Heads<'j, T, X, F, Rows> {
 
     /// Sends `head`, found with a delta fact of `cause` and an instance whose floor
     /// reads `rows`, to [`Heads::hold`] or [`Heads::admit`].
-    #[inline]
+    ///
+    /// Always inlined, as are the two it calls: a call per head cost a materialization
+    /// of non-linear closure half its instructions again, the phase's `Admit` and batching
+    /// then read per head instead of once per join (`BENCHMARKS.md`, *Design
+    /// measurements*, "Held heads").
+    #[inline(always)]
     pub fn push(&mut self, work: &mut Work, head: T, cause: Option<(Stamp, Stamp)>, rows: Rows) {
         if self.holds() {
             self.hold(work, head, cause, rows);
@@ -98,7 +103,7 @@ impl<'j, T: Tuple, X, F, Rows: FloorRows> Heads<'j, T, X, F, Rows> {
     /// Under [`Admit::Held`]: queues `head` for [`emit_held_all`], which tests it once
     /// [`HELD_BATCH`] heads wait. Its stamp will be looked up: counted as one lookup, for
     /// the guard.
-    #[inline]
+    #[inline(always)]
     pub fn hold(&mut self, work: &mut Work, head: T, cause: Option<(Stamp, Stamp)>, rows: Rows) {
         work.lookup();
         self.held_heads.push((head, cause, rows));
@@ -109,7 +114,7 @@ impl<'j, T: Tuple, X, F, Rows: FloorRows> Heads<'j, T, X, F, Rows> {
 
     /// Under the other `Admit`s: adds `head` to the output if [`Admit::admits`] it, at
     /// once or, for a relation too large for the cache, in a batch of [`ADMIT_BATCH`].
-    #[inline]
+    #[inline(always)]
     pub fn admit(&mut self, head: T) {
         if self.in_batches {
             self.admitting.push(head);
