@@ -184,25 +184,33 @@ pub struct WithCauses<'r, U, X, I> {
 impl<'r, U: Tuple, X, I: Iterator<Item = &'r U>> Iterator for WithCauses<'r, U, X, I> {
     type Item = (&'r U, Option<(Stamp, Stamp)>);
 
-    #[inline]
+    /// Always inlined: every phase's joins walk derived deltas through it, and those
+    /// without causes take the first branch only.
+    #[inline(always)]
     fn next(&mut self) -> Option<Self::Item> {
         let Some(relation) = self.relation else {
             return self.rows.next().map(|row| (row, None));
         };
-        if self.next == self.end {
-            self.next = 0;
-            self.end = 0;
-            for (slot, row) in self.ahead.iter_mut().zip(self.rows.by_ref()) {
-                *slot = (Some(row), relation.counted_on(row));
-                self.end += 1;
-            }
-            if self.end == 0 {
-                return None;
-            }
+        if self.next == self.end && !self.look_ahead(relation) {
+            return None;
         }
         let (row, cause) = self.ahead[self.next];
         self.next += 1;
         Some((row.expect("taken from `rows`"), cause))
+    }
+}
+
+impl<'r, U: Tuple, X, I: Iterator<Item = &'r U>> WithCauses<'r, U, X, I> {
+    /// Takes the next rows with their causes into the buffer; `false` if there were none.
+    #[inline]
+    fn look_ahead(&mut self, relation: &'r Relation<U, X>) -> bool {
+        self.next = 0;
+        self.end = 0;
+        for (slot, row) in self.ahead.iter_mut().zip(self.rows.by_ref()) {
+            *slot = (Some(row), relation.counted_on(row));
+            self.end += 1;
+        }
+        self.end > 0
     }
 }
 

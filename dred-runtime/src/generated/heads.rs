@@ -119,7 +119,7 @@ impl<'j, T: Tuple, X, F, Rows: FloorRows> Heads<'j, T, X, F, Rows> {
         if self.in_batches {
             self.admitting.push(head);
             if self.admitting.len() == ADMIT_BATCH {
-                admit_all(&self.admit, self.held, &mut self.admitting, self.out);
+                self.flush_admitting();
             }
         } else if self.admit.admits(self.held, &head, None, &no_floor) {
             self.out.insert(head);
@@ -133,10 +133,20 @@ impl<'j, T: Tuple, X, F, Rows: FloorRows> Heads<'j, T, X, F, Rows> {
             self.flush_held();
         }
         if !self.admitting.is_empty() {
-            admit_all(&self.admit, self.held, &mut self.admitting, self.out);
+            self.flush_admitting();
         }
     }
 
+    // The flushes are inlined and pass copies and fields, never `self` or `&self.admit`: an
+    // address into the sink that escapes to a call would keep the optimizer from holding
+    // the join's invariants (its `Admit`, whether it batches) in registers.
+    #[inline(always)]
+    fn flush_admitting(&mut self) {
+        let admit = self.admit;
+        admit_all(&admit, self.held, &mut self.admitting, self.out);
+    }
+
+    #[inline(always)]
     fn flush_held(&mut self) {
         emit_held_all(
             self.held,
