@@ -302,15 +302,15 @@ impl HeadEmit {
         if floor.costly_copies {
             quote! {
                 let head = #head;
-                if heads.holds() {
+                if route.holds() {
                     heads.hold(work, head, cause, #rows);
                 } else {
-                    heads.admit(head);
+                    heads.admit(route, head);
                 }
             }
         } else {
             quote! {
-                heads.push(work, #head, cause, #rows);
+                heads.push(route, work, #head, cause, #rows);
             }
         }
     }
@@ -331,6 +331,7 @@ impl HeadEmit {
                 stamped,
                 #to_fact,
             );
+            let route = heads.route();
             #join
             heads.finish();
         }

@@ -13,9 +13,10 @@ use super::held::{
 /// [`Admit`] of the phase that runs it: the heads admitted go to `out`, and under
 /// [`Admit::Held`] to `stamped` as well, with their stamps.
 ///
-/// A join hands each head to [`Heads::push`], or, where the rows its floor reads are
-/// copies that only a loss of support needs, asks [`Heads::holds`] first and hands it to
-/// [`Heads::hold`] or [`Heads::admit`]. Heads wait in batches ([`emit_held_all`],
+/// A join reads the sink's [`Route`] once, before its loops, and hands each head to
+/// [`Heads::push`] with it, or, where the rows its floor reads are copies that only a loss
+/// of support needs, asks the route first and hands the head to [`Heads::hold`] or
+/// [`Heads::admit`]. Heads wait in batches ([`emit_held_all`],
 /// [`admit_all`]), so [`Heads::finish`] must follow the join; a join that stops early
 /// because its work budget is spent may skip it, since its phase then gives up.
 ///
@@ -31,8 +32,9 @@ use super::held::{
 /// let (mut out, mut stamped) = (FactSet::default(), Vec::<((u32, u32), u32)>::new());
 /// let work = &mut Work::unlimited();
 /// let mut heads = Heads::new(Admit::Absent, &r, &mut out, &mut stamped, |f| f);
+/// let route = heads.route();
 /// for head in [(1, 2), (1, 3), (1, 3)] {
-///     heads.push(work, head, None, ());
+///     heads.push(route, work, head, None, ());
 /// }
 /// heads.finish();
 /// assert_eq!(out, [(1, 3)].into_iter().collect());
@@ -54,11 +56,33 @@ pub struct Heads<'j, T, X, F, Rows> {
     admitting: Vec<T>,
 }
 
+/// What a [`Heads`] does with every head of its join, read once per join: a value the
+/// join holds in a local, so that the compiler takes the choice out of the join's loops
+/// (read from the sink per head, it cost a materialization of non-linear closure 10% more
+/// instructions).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Route {
+    /// A loss of support's heads, held for [`emit_held_all`].
+    Hold,
+    /// Heads tested in batches ([`admit_all`]): their relation is too large for the cache.
+    Batch,
+    /// Heads tested one by one.
+    Each,
+}
+
+impl Route {
+    /// Whether heads go to [`Heads::hold`], with their causes and rows.
+    #[inline(always)]
+    pub fn holds(self) -> bool {
+        self == Route::Hold
+    }
+}
+
 impl<'j, T: Tuple, X, F, Rows: FloorRows> Heads<'j, T, X, F, Rows> {
     /// The sink of a join whose heads go into `held`'s relation: `out` is the phase's
     /// output set of it, `stamped` the phase's list of held heads admitted, `fact` makes a
     /// head the program's fact.
-    #[inline]
+    #[inline(always)]
     pub fn new(
         admit: Admit<&'j FactSet<T>>,
         held: &'j Relation<T, X>,
@@ -78,25 +102,34 @@ impl<'j, T: Tuple, X, F, Rows: FloorRows> Heads<'j, T, X, F, Rows> {
         }
     }
 
-    /// Whether this is a loss of support's join, whose heads need their causes and rows.
+    /// What this sink does with every head: see [`Route`].
     #[inline(always)]
-    pub fn holds(&self) -> bool {
-        self.admit.has_causes()
+    pub fn route(&self) -> Route {
+        match (self.admit.has_causes(), self.in_batches) {
+            (true, _) => Route::Hold,
+            (false, true) => Route::Batch,
+            (false, false) => Route::Each,
+        }
     }
 
     /// Sends `head`, found with a delta fact of `cause` and an instance whose floor
-    /// reads `rows`, to [`Heads::hold`] or [`Heads::admit`].
+    /// reads `rows`, where `route` (this sink's [`Heads::route`]) says.
     ///
     /// Always inlined, as are the two it calls: a call per head cost a materialization
-    /// of non-linear closure half its instructions again, the phase's `Admit` and batching
-    /// then read per head instead of once per join (`BENCHMARKS.md`, *Design
-    /// measurements*, "Held heads").
+    /// of non-linear closure half its instructions again.
     #[inline(always)]
-    pub fn push(&mut self, work: &mut Work, head: T, cause: Option<(Stamp, Stamp)>, rows: Rows) {
-        if self.holds() {
+    pub fn push(
+        &mut self,
+        route: Route,
+        work: &mut Work,
+        head: T,
+        cause: Option<(Stamp, Stamp)>,
+        rows: Rows,
+    ) {
+        if route.holds() {
             self.hold(work, head, cause, rows);
         } else {
-            self.admit(head);
+            self.admit(route, head);
         }
     }
 
@@ -113,10 +146,11 @@ impl<'j, T: Tuple, X, F, Rows: FloorRows> Heads<'j, T, X, F, Rows> {
     }
 
     /// Under the other `Admit`s: adds `head` to the output if [`Admit::admits`] it, at
-    /// once or, for a relation too large for the cache, in a batch of [`ADMIT_BATCH`].
+    /// once or, for a relation too large for the cache, in a batch of [`ADMIT_BATCH`]
+    /// (`route`, this sink's [`Heads::route`]).
     #[inline(always)]
-    pub fn admit(&mut self, head: T) {
-        if self.in_batches {
+    pub fn admit(&mut self, route: Route, head: T) {
+        if route == Route::Batch {
             self.admitting.push(head);
             if self.admitting.len() == ADMIT_BATCH {
                 self.flush_admitting();
@@ -127,7 +161,7 @@ impl<'j, T: Tuple, X, F, Rows: FloorRows> Heads<'j, T, X, F, Rows> {
     }
 
     /// Tests the heads still waiting, after the join.
-    #[inline]
+    #[inline(always)]
     pub fn finish(mut self) {
         if !self.held_heads.is_empty() {
             self.flush_held();
@@ -211,8 +245,9 @@ mod tests {
         let mut work = Work::unlimited();
         let mut sink = Heads::new(admit, r, &mut out, &mut stamped, |f| f);
         sink.in_batches = in_batches;
+        let route = sink.route();
         for &(head, cause) in heads {
-            sink.push(&mut work, head, cause, ((others, other(head)), ()));
+            sink.push(route, &mut work, head, cause, ((others, other(head)), ()));
         }
         sink.finish();
         (out, stamped, work.counted().lookups)

@@ -13,7 +13,7 @@ mod sets;
 mod support;
 
 pub use crate::admit::held_admits;
-pub use heads::Heads;
+pub use heads::{Heads, Route};
 pub use held::*;
 pub use sets::*;
 pub use support::*;
