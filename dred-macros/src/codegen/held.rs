@@ -1,5 +1,6 @@
-//! What a fire join does with each head it finds (batched admission, or a loss of
-//! support's held heads), and a loss of support's head-first join.
+//! What a fire join does with each head it finds (hands it to the runtime's
+//! `generated::Heads`, with what a loss of support needs to test it), and a loss of
+//! support's head-first join.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};

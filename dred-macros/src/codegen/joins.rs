@@ -455,8 +455,9 @@ impl Context<'_> {
                 };
                 // Only a loss of support has causes; `with_causes` hands the other phases
                 // `None`. One loop for both: a second copy for the phases without causes
-                // saved a materialization 1% of its instructions and doubled the join's
-                // code (`BENCHMARKS.md`, *Design measurements*, "Support checks").
+                // saved a materialization a few percent of its instructions and doubled
+                // the join's code (`BENCHMARKS.md`, *Design measurements*, "Support
+                // checks").
                 let walk = if derived_delta {
                     quote! {
                         let rows = #source;

@@ -57,9 +57,9 @@ pub struct Heads<'j, T, X, F, Rows> {
 }
 
 /// What a [`Heads`] does with every head of its join, read once per join: a value the
-/// join holds in a local, so that the compiler takes the choice out of the join's loops
-/// (read from the sink per head, it cost a materialization of non-linear closure 10% more
-/// instructions).
+/// join holds in a local, so that the compiler takes the choice out of the join's loops.
+/// Read from the sink per head, it was reloaded per head (`BENCHMARKS.md`, *Compile time
+/// of generated code*, "At ec82be4").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Route {
     /// A loss of support's heads, held for [`emit_held_all`].
@@ -115,8 +115,9 @@ impl<'j, T: Tuple, X, F, Rows: FloorRows> Heads<'j, T, X, F, Rows> {
     /// Sends `head`, found with a delta fact of `cause` and an instance whose floor
     /// reads `rows`, where `route` (this sink's [`Heads::route`]) says.
     ///
-    /// Always inlined, as are the two it calls: a call per head cost a materialization
-    /// of non-linear closure half its instructions again.
+    /// Always inlined, as are the two it calls: a call per head made a materialization
+    /// half as costly again (`BENCHMARKS.md`, *Compile time of generated code*, "At
+    /// ec82be4").
     #[inline(always)]
     pub fn push(
         &mut self,
