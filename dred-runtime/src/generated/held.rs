@@ -8,8 +8,8 @@ use crate::admit::Admit;
 use crate::relation::{FactSet, Relation, Stamp, Tuple, UNSTAMPED};
 
 /// The floor of a head whose instance has no derived fact but its delta fact's (see
-/// [`held_admits`]): one function that every such join passes, where a closure of its own
-/// at each would be compiled at each.
+/// [`held_admits`]): one function that [`Heads`](super::Heads) and every such head-first
+/// join pass, where a closure of its own at each would be compiled at each.
 pub fn no_floor() -> Stamp {
     0
 }
